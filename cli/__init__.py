@@ -1,0 +1,1 @@
+"""The `fade` command line (click). Entry point: `cli.main.main(argv)`."""

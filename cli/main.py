@@ -1,0 +1,359 @@
+"""The `fade` command line: a thin click layer over the `fade` library.
+
+Follows zstd/xz habits: FILE -> FILE.fade and back, never overwrite without
+-f, never write the output over the input, no compressed data to a terminal,
+output written to a temporary file and renamed into place (nothing partial
+is left after an error or Ctrl-C), progress on stderr only when it is a
+terminal, and every user error as one line `fade: FILE: reason`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import click
+
+import fade
+from fade.codec import DEVICES, decode_device, environment_differences
+from fade.config import DEFAULT_PRESET, PRESETS
+
+# Exit codes, in one place.
+EXIT_OK = 0
+EXIT_ERROR = 1  # a file could not be processed
+EXIT_USAGE = 2  # bad command line
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM
+
+SUFFIX = ".fade"
+STDIO = "-"
+
+
+class UserError(Exception):
+    """One file failed: `fade: <where>: <reason>`."""
+
+    def __init__(self, where: str, reason: str):
+        super().__init__(f"{where}: {reason}")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every file operation needs from the command line."""
+
+    output: str | None
+    stdout: bool
+    force: bool
+    remove_input: bool
+    verbosity: int  # 0 quiet, 1 normal, 2 verbose
+    device: str
+
+
+def _say(message: str) -> None:
+    click.echo(f"fade: {message}", err=True)
+
+
+def _os_reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _read_input(path: str) -> bytes:
+    if path == STDIO:
+        return sys.stdin.buffer.read()
+    if os.path.isdir(path):
+        raise UserError(path, "is a directory")
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as error:
+        raise UserError(path, _os_reason(error)) from None
+
+
+def _output_path(path: str, opts: Options, compressing: bool) -> str | None:
+    """Where the result goes; None for standard output. Checks before any work."""
+    if opts.stdout or opts.output == STDIO or (path == STDIO and not opts.output):
+        if compressing and sys.stdout.isatty():
+            raise UserError("stdout", "is a terminal; refusing to write compressed data "
+                                      "(use -o FILE or redirect)")
+        return None
+    if opts.output:
+        out = opts.output
+    elif compressing:
+        out = path + SUFFIX
+    elif path.endswith(SUFFIX) and len(path) > len(SUFFIX):
+        out = path[:-len(SUFFIX)]
+    else:
+        raise UserError(path, f"unknown suffix (expected {SUFFIX}); use -o to name the output")
+    if path != STDIO and os.path.abspath(out) == os.path.abspath(path):
+        raise UserError(path, "output would overwrite the input")
+    if os.path.isdir(out):
+        raise UserError(out, "is a directory")
+    if os.path.lexists(out):
+        if path != STDIO and os.path.exists(out) and os.path.samefile(out, path):
+            raise UserError(path, "output would overwrite the input")
+        if not opts.force:
+            raise UserError(out, "already exists; use -f to overwrite")
+    return out
+
+
+class _AtomicOutput:
+    """A temporary file beside `out`, renamed into place by `commit`.
+
+    Created before any work, so an unwritable destination fails at once
+    rather than after a long compression; removed on any failure.
+    """
+
+    def __init__(self, out: str):
+        self.out = out
+        try:
+            fd, self.temp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)),
+                                             prefix=f".{os.path.basename(out)}.", suffix=".tmp")
+        except OSError as error:
+            raise UserError(out, _os_reason(error)) from None
+        self.file = os.fdopen(fd, "wb")
+
+    def commit(self, data: bytes, mode_from: str | None) -> None:
+        try:
+            self.file.write(data)
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+            if mode_from is not None:
+                with contextlib.suppress(OSError):
+                    os.chmod(self.temp, os.stat(mode_from).st_mode & 0o777)
+            os.replace(self.temp, self.out)
+        except OSError as error:
+            raise UserError(self.out, _os_reason(error)) from None
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError):
+            self.file.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.temp)
+
+
+def _write_stdout(data: bytes) -> None:
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except OSError as error:
+        raise UserError("stdout", _os_reason(error)) from None
+
+
+class _ProgressBar:
+    """A tqdm bar on stderr, shown only when stderr is a terminal."""
+
+    def __init__(self, name: str, total: int, verbosity: int, action: str):
+        from tqdm import tqdm
+
+        enabled = verbosity > 0 and sys.stderr.isatty() and total > 0
+        self._bar = tqdm(total=total, desc=f"{action} {name}", unit="B", unit_scale=True,
+                         unit_divisor=1024, file=sys.stderr, disable=not enabled,
+                         leave=False, dynamic_ncols=True)
+
+    def __call__(self, done: int, total: int, bits: float) -> None:
+        self._bar.set_postfix_str(f"{bits / max(done, 1):.3f} bits/B", refresh=False)
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _throughput(size: int, seconds: float) -> str:
+    return f"{size / 1024 / max(seconds, 1e-9):.2f} KB/s"
+
+
+def _process(path: str, opts: Options, compressing: bool,
+             transform: Callable[[bytes, Callable], bytes]) -> None:
+    name = "stdin" if path == STDIO else path
+    out = _output_path(path, opts, compressing)
+    data = _read_input(path)
+    target = None if out is None else _AtomicOutput(out)
+    try:
+        start = time.perf_counter()
+        result = transform(data, lambda total: _ProgressBar(
+            name, total, opts.verbosity, "compressing" if compressing else "decompressing"))
+        seconds = time.perf_counter() - start
+        if target is None:
+            _write_stdout(result)
+        else:
+            target.commit(result, None if path == STDIO else path)
+    finally:
+        if target is not None:
+            target.discard()  # no-op after a successful commit
+    if opts.remove_input and path != STDIO:
+        try:
+            os.unlink(path)
+        except OSError as error:
+            raise UserError(path, f"cannot remove input: {_os_reason(error)}") from None
+    if opts.verbosity > 0:
+        original, packed = (len(data), len(result)) if compressing else (len(result), len(data))
+        ratio = f"{original / packed:.3f}" if packed else "inf"
+        bpb = f"{8 * packed / original:.3f}" if original else "n/a"
+        where = "stdout" if out is None else out
+        _say(f"{name}: {len(data)} -> {len(result)} bytes, ratio {ratio}, {bpb} bits/byte, "
+             f"{seconds:.1f} s, {_throughput(original, seconds)} -> {where}")
+
+
+def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
+               transform: Callable[[bytes, Callable, str], bytes]) -> int:
+    if not files:
+        files = (STDIO,)
+    if opts.output and len(files) > 1:
+        raise click.UsageError("-o/--output takes a single input file")
+    status = EXIT_OK
+    for path in files:
+        try:
+            _process(path, opts, compressing, lambda data, bar: transform(data, bar, path))
+        except UserError as error:
+            _say(str(error))
+            status = EXIT_ERROR
+        except fade.FadeError as error:
+            _say(f"{'stdin' if path == STDIO else path}: {error}")
+            status = EXIT_ERROR
+    return status
+
+
+def _common(func):
+    """Options shared by compress and decompress."""
+    decorators = [
+        click.argument("files", nargs=-1, type=click.Path(dir_okay=True, allow_dash=True)),
+        click.option("-o", "--output", metavar="OUT", help="Write to OUT (one input file only)."),
+        click.option("-c", "--stdout", "to_stdout", is_flag=True, help="Write to standard output."),
+        click.option("-f", "--force", is_flag=True, help="Overwrite existing output files."),
+        click.option("-k/--rm", "--keep/--rm", "keep", default=True,
+                     help="Keep (default) or remove the input after success."),
+        click.option("-q", "--quiet", count=True, help="No progress, summary or warnings."),
+        click.option("-v", "--verbose", count=True, help="Say more (device, settings)."),
+        click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
+                     help="Where the model runs."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def _options(output, to_stdout, force, keep, quiet, verbose, device) -> Options:
+    return Options(output=output, stdout=to_stdout, force=force, remove_input=not keep,
+                   verbosity=max(0, 1 + verbose - quiet), device=device)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(fade.__version__, prog_name="fade")
+def fade_cli():
+    """fade: learned lossless compression (FADE dual-stream model, online)."""
+
+
+@fade_cli.command()
+@_common
+@click.option("--preset", type=click.Choice(list(PRESETS)), default=DEFAULT_PRESET,
+              show_default=True, help="Model size.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Sub-streams coded as one batch [default: size // 2048, in 1..512].")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="CPU threads for the model; recorded so the decoder uses the same "
+                   "[default: torch's, one per core].")
+def compress(files, output, to_stdout, force, keep, quiet, verbose, device, preset,
+             batch_size, threads):
+    """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
+    opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
+
+    def transform(data: bytes, make_bar, path: str) -> bytes:
+        bar = make_bar(len(data))
+        try:
+            return fade.compress(data, preset_name=preset, batch_size=batch_size,
+                                 device=device, threads=threads, progress=bar)
+        finally:
+            bar.close()
+
+    return _run_files(files, opts, True, transform)
+
+
+@fade_cli.command()
+@_common
+def decompress(files, output, to_stdout, force, keep, quiet, verbose, device):
+    """Decompress FILES.fade (each to FILE; '-' or none: stdin). No model flags needed."""
+    opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
+
+    def transform(archive: bytes, make_bar, path: str) -> bytes:
+        header = fade.read_header(archive)
+        torch_device = decode_device(header, device)
+        name = "stdin" if path == STDIO else path
+        if opts.verbosity > 0:
+            for difference in environment_differences(header, torch_device):
+                _say(f"{name}: warning: {difference}; probabilities may differ and "
+                     "the decode may fail its checksum")
+        if opts.verbosity > 1:
+            _say(f"{name}: decoding on {torch_device.type} with {header.threads} threads, "
+                 f"batch {header.batch_size}, preset {header.preset or 'custom'}")
+        bar = make_bar(header.original_size)
+        try:
+            return fade.decompress(archive, device=torch_device.type, progress=bar)
+        finally:
+            bar.close()
+
+    return _run_files(files, opts, False, transform)
+
+
+@fade_cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+def info(files):
+    """Print every header field of FILES.fade."""
+    status = EXIT_OK
+    for path in files:
+        name = "stdin" if path == STDIO else path
+        try:
+            archive = _read_input(path)
+            header = fade.read_header(archive)
+        except UserError as error:
+            _say(str(error))
+            status = EXIT_ERROR
+            continue
+        except fade.FadeError as error:
+            _say(f"{name}: {error}")
+            status = EXIT_ERROR
+            continue
+        click.echo(f"{name}:")
+        click.echo(f"  archive_size: {len(archive)}")
+        for key, value in header.fields().items():
+            click.echo(f"  {key}: {value}")
+        if header.original_size:
+            click.echo(f"  ratio: {header.original_size / len(archive):.3f}")
+            click.echo(f"  bits_per_byte: {8 * len(archive) / header.original_size:.3f}")
+    return status
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI on argv, return the exit code (never raises)."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        result = fade_cli.main(args=argv, prog_name="fade", standalone_mode=False)
+        return result if isinstance(result, int) else EXIT_OK
+    except click.exceptions.Exit as done:  # --help, --version
+        return done.exit_code
+    except click.UsageError as error:
+        _say(error.format_message())
+        return EXIT_USAGE
+    except click.ClickException as error:
+        _say(error.format_message())
+        return error.exit_code
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+    except UserError as error:
+        _say(str(error))
+        return EXIT_ERROR
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

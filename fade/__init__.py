@@ -1,0 +1,17 @@
+"""fade: learned lossless compression with the FADE dual-stream predictor.
+
+The library: `compress(data) -> archive bytes`, `decompress(archive) -> data`.
+It never imports click or tqdm; progress is reported through a callback.
+"""
+
+__version__ = "0.1.0"
+
+from fade.archive import Header  # noqa: E402
+from fade.codec import compress, decompress, read_header  # noqa: E402
+from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
+from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
+
+__all__ = [
+    "ChecksumMismatchError", "CorruptArchiveError", "FadeError", "FormatError", "Header",
+    "ModelConfig", "PRESETS", "compress", "decompress", "default_batch_size", "read_header",
+]

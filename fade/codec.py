@@ -1,0 +1,277 @@
+"""The online coding loop: compress() and decompress().
+
+The file is split into B contiguous sub-streams coded as one batch. At step t
+the model predicts byte t of every sub-stream from that sub-stream's previous
+T bytes (zeros before its start), the coder codes those bytes, and the model
+takes one Adam step on them. The decoder runs the very same loop, `_run`,
+with the coder reading symbols instead of writing them, so both sides get
+their probabilities from one function (`Predictor.probabilities`).
+
+Determinism: the model is initialised from `seed` on the CPU, computes in
+float32 with deterministic algorithms and no TF32, and runs with the intra-op
+thread count recorded in the header (torch 2.13 on CPU gives LayerNorm
+weight gradients that differ in the last bits between 1 and 2 threads, so
+the decoder restores the encoder's count instead of using its own).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+
+# cuBLAS needs this before its first handle is created to be deterministic.
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from fade import __version__  # noqa: E402
+from fade.archive import Header, pack, sha256, unpack  # noqa: E402
+from fade.config import DEFAULT_PRESET, ModelConfig, default_batch_size, preset  # noqa: E402
+from fade.entropy import PROB_DTYPE, Decoder, Encoder  # noqa: E402
+from fade.errors import ChecksumMismatchError, FadeError  # noqa: E402
+from fade.model import FADE  # noqa: E402
+
+DEVICES = ("auto", "cpu", "cuda")
+
+# progress(bytes_done, bytes_total, ideal_bits_so_far)
+Progress = Callable[[int, int, float], None]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How N bytes split into B contiguous sub-streams.
+
+    The first N mod B sub-streams are one byte longer than the rest, so every
+    byte belongs to a sub-stream (no uncoded tail) and all sub-streams are
+    active on every step but possibly the last.
+    """
+
+    length: int
+    batch_size: int
+
+    @property
+    def steps(self) -> int:
+        return -(-self.length // self.batch_size)  # ceil
+
+    @property
+    def starts(self) -> np.ndarray:
+        base, longer = divmod(self.length, self.batch_size)
+        sizes = np.full(self.batch_size, base, dtype=np.int64)
+        sizes[:longer] += 1
+        return np.concatenate(([0], np.cumsum(sizes)[:-1]))
+
+    def active(self, step: int) -> int:
+        """Sub-streams that still have a byte at `step` (always a prefix)."""
+        longer = self.length % self.batch_size
+        return longer if longer and step == self.steps - 1 else self.batch_size
+
+
+def resolve_device(device: str) -> torch.device:
+    if device not in DEVICES:
+        raise FadeError(f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise FadeError("CUDA is not available on this machine (use --device cpu)")
+    return torch.device(device)
+
+
+def device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    with contextlib.suppress(OSError):
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def environment_differences(header: Header, device: torch.device) -> list[str]:
+    """What differs between the encoding and this machine in ways that can
+    change the model's probabilities (and so break the decode)."""
+    here = {
+        "device": device.type,
+        "device name": device_name(device),
+        "torch": torch.__version__,
+        "CPU capability": torch.backends.cpu.get_cpu_capability(),
+    }
+    there = {
+        "device": header.device_kind,
+        "device name": header.device_name,
+        "torch": header.torch_version,
+        "CPU capability": header.cpu_capability,
+    }
+    return [f"{key} {there[key]!r} (archive) vs {here[key]!r} (here)"
+            for key in here if here[key] != there[key]]
+
+
+@contextlib.contextmanager
+def deterministic(threads: int) -> Iterator[None]:
+    """Pin the numerics that the archive records, restoring them afterwards."""
+    saved = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
+             torch.get_float32_matmul_precision(), torch.backends.cudnn.deterministic,
+             torch.backends.cudnn.benchmark, torch.backends.cudnn.allow_tf32)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    torch.set_float32_matmul_precision("highest")
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved[0])
+        torch.use_deterministic_algorithms(saved[1])
+        torch.set_float32_matmul_precision(saved[2])
+        (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark,
+         torch.backends.cudnn.allow_tf32) = saved[3:]
+
+
+class Predictor:
+    """The online model: probabilities for a step, then one Adam step on it."""
+
+    def __init__(self, cfg: ModelConfig, batch_size: int, seed: int, device: torch.device):
+        with torch.random.fork_rng(devices=[]):  # seeded init on the CPU, global RNG untouched
+            torch.manual_seed(seed)
+            model = FADE(cfg, batch_size)
+        self.model = model.to(device)
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(), lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
+            eps=cfg.adam_eps, weight_decay=cfg.weight_decay, fused=True)
+        self.device = device
+        self._logits: torch.Tensor | None = None
+
+    def probabilities(self, context: torch.Tensor) -> np.ndarray:
+        """(B, 256) float32 next-byte probabilities for a (B, T) context.
+
+        The single source of probabilities for encoder and decoder alike.
+        """
+        self._logits = self.model(context)
+        probs = torch.softmax(self._logits.detach(), dim=-1)
+        return probs.to("cpu", torch.float32).numpy().astype(PROB_DTYPE, copy=False)
+
+    def learn(self, targets: torch.Tensor) -> None:
+        """One Adam step on the cross-entropy of the last prediction."""
+        loss = F.cross_entropy(self._logits, targets)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        self._logits = None
+
+
+# code_step(step, probabilities of the active rows) -> the step's bytes (uint8)
+CodeStep = Callable[[int, np.ndarray], np.ndarray]
+
+
+def _run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device,
+         code_step: CodeStep, progress: Progress | None) -> None:
+    """The coding loop shared by compress and decompress."""
+    predictor = Predictor(cfg, layout.batch_size, seed, device)
+    context = torch.zeros(layout.batch_size, cfg.timesteps, dtype=torch.long, device=device)
+    done, bits = 0, 0.0
+    for step in range(layout.steps):
+        probs = predictor.probabilities(context)
+        active = layout.active(step)
+        symbols = code_step(step, probs[:active])
+        done += active
+        if progress is not None:
+            bits -= float(np.log2(probs[np.arange(active), symbols]).sum())
+            progress(done, layout.length, bits)
+        if step + 1 < layout.steps:  # all rows are active on every step but the last
+            targets = torch.from_numpy(symbols.astype(np.int64)).to(device)
+            predictor.learn(targets)
+            context = torch.cat((context[:, 1:], targets[:, None]), dim=1)
+
+
+def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str | None = None,
+             batch_size: int | None = None, device: str = "auto", threads: int | None = None,
+             seed: int = 0, progress: Progress | None = None) -> bytes:
+    """Compress `data` into a self-describing archive (see docs/format.md).
+
+    `model` or `preset_name` picks the predictor (default: the paper preset);
+    `batch_size` defaults to `default_batch_size(len(data))`; `threads`
+    defaults to torch's current intra-op thread count. Cost: one forward,
+    backward and Adam step per ceil(len(data) / batch_size) bytes.
+    """
+    if model is None:
+        preset_name = preset_name or DEFAULT_PRESET
+        model = preset(preset_name)
+    model.validate()
+    torch_device = resolve_device(device)
+    threads = threads or torch.get_num_threads()
+    if threads < 1:
+        raise FadeError("threads must be at least 1")
+    if batch_size is not None and batch_size < 1:
+        raise FadeError("batch size must be at least 1")
+    length = len(data)
+    batch = min(batch_size or default_batch_size(length), length)
+    header = Header(
+        original_size=length, original_sha256=sha256(data), batch_size=batch, seed=seed,
+        model=model, threads=threads, device_kind=torch_device.type,
+        device_name=device_name(torch_device), torch_version=torch.__version__,
+        cpu_capability=torch.backends.cpu.get_cpu_capability(), fade_version=__version__,
+        preset=preset_name or "",
+    )
+    encoder = Encoder()
+    if length:
+        layout = Layout(length, batch)
+        symbols_by_step = np.frombuffer(data, dtype=np.uint8)
+        starts = layout.starts
+
+        def encode_step(step: int, probs: np.ndarray) -> np.ndarray:
+            symbols = symbols_by_step[starts[:len(probs)] + step]
+            encoder.encode(symbols, probs)
+            return symbols
+
+        with deterministic(threads):
+            _run(layout, model, seed, torch_device, encode_step, progress)
+    return pack(header, encoder.finish())
+
+
+def read_header(archive: bytes) -> Header:
+    """Parse and check an archive's header and payload checksum."""
+    return unpack(archive)[0]
+
+
+def decode_device(header: Header, device: str = "auto") -> torch.device:
+    """The device to decode on: by default the archive's kind, where present."""
+    if device == "auto":
+        device = header.device_kind if header.device_kind != "cuda" or torch.cuda.is_available() \
+            else "cpu"
+    return resolve_device(device)
+
+
+def decompress(archive: bytes, *, device: str = "auto",
+               progress: Progress | None = None) -> bytes:
+    """Decode an archive made by `compress`, verified against its SHA-256."""
+    header, payload = unpack(archive)
+    torch_device = decode_device(header, device)
+    decoder = Decoder(payload)
+    out = np.zeros(header.original_size, dtype=np.uint8)
+    if header.original_size:
+        layout = Layout(header.original_size, header.batch_size)
+        starts = layout.starts
+
+        def decode_step(step: int, probs: np.ndarray) -> np.ndarray:
+            symbols = decoder.decode(probs)
+            out[starts[:len(probs)] + step] = symbols
+            return symbols
+
+        with deterministic(header.threads):
+            _run(layout, header.model, header.seed, torch_device, decode_step, progress)
+    data = out.tobytes()
+    if sha256(data) != header.original_sha256:
+        differences = environment_differences(header, torch_device)
+        cause = ("this machine computes different probabilities than the encoding one: "
+                 + "; ".join(differences)) if differences else \
+            "the archive is damaged, or this build of torch is not deterministic here"
+        raise ChecksumMismatchError(f"decoded data fails the SHA-256 check; likely cause: {cause}")
+    return data
+

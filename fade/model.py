@@ -1,0 +1,175 @@
+"""The FADE next-byte predictor.
+
+Ma et al., "Efficient Learned Data Compression via Dual-Stream Feature
+Decoupling", arXiv 2604.07239. One forward predicts, for every sub-stream in
+the batch, the next byte from the last T bytes:
+
+    x      = LayerNorm(concat of T byte embeddings)            (B, T*d)
+    g      = GlobalStream(x)     rolling GeGLU cache of the history
+    local  = LocalStream(emb)    depthwise conv over the T positions
+    h      = r * g + (1 - r) * local,  r = sigmoid(Linear(x))  (the router)
+    z      = CoarseRefiner(h)    channel interaction + per-sub-stream memory
+    out    = FineRefiner(z)      GeGLU refinement
+    logits = Linear(out)                                       (B, 256)
+
+The module is stateful in two ways, both part of the coding state: the global
+stream's rolling cache, and the coarse refiner's per-sub-stream memories
+(one row of parameters per sub-stream, so the batch size is fixed at build
+time).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from fade.config import ModelConfig
+
+VOCAB = 256  # bytes
+
+
+class GeGLU(nn.Module):
+    """Linear to 2*d_out, then GELU(value) * gate."""
+
+    def __init__(self, d_in: int, d_out: int):
+        super().__init__()
+        self.proj = nn.Linear(d_in, 2 * d_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        value, gate = self.proj(x).chunk(2, dim=-1)
+        return F.gelu(value) * gate
+
+
+class GlobalStream(nn.Module):
+    """Macro-semantic stream: a rolling cache of GeGLU features of the history.
+
+    On the first step the cache (width Fg) is GeGLU(x); on each later step the
+    oldest `cache_step` values drop out and GeGLU(newest byte's d channels of
+    x) is appended, so the cache covers Fg / cache_step bytes. As in the
+    paper's code the cache is detached: only the projection out of it trains.
+    """
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.embed_dim = cfg.embed_dim
+        self.cache_step = cfg.cache_step
+        self.first = GeGLU(cfg.width, cfg.global_width)  # first step only
+        self.append = GeGLU(cfg.embed_dim, cfg.cache_step)  # every later step
+        self.out = nn.Linear(cfg.global_width, cfg.width)
+        self.skip_scale = nn.Parameter(torch.tensor(1.0))  # a_g
+        self.rolling_cache: torch.Tensor | None = None  # (B, Fg)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: (B, T*d)
+        with torch.no_grad():
+            if self.rolling_cache is None:
+                self.rolling_cache = self.first(x)
+            else:
+                newest = self.append(x[:, -self.embed_dim:])  # (B, cache_step)
+                self.rolling_cache = torch.cat(
+                    (self.rolling_cache[:, self.cache_step:], newest), dim=1)
+        return F.gelu(self.out(self.rolling_cache)) + self.skip_scale * x
+
+
+class LocalStream(nn.Module):
+    """Micro-syntactic stream: LayerNorm over d, depthwise Conv1d over T, GELU."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.norm = nn.LayerNorm(cfg.embed_dim)
+        self.conv = nn.Conv1d(cfg.embed_dim, cfg.embed_dim, kernel_size=3, padding=1,
+                              groups=cfg.embed_dim)
+
+    def forward(self, emb: torch.Tensor) -> torch.Tensor:  # emb: (B, T, d)
+        y = self.conv(self.norm(emb).transpose(1, 2))  # (B, d, T)
+        return F.gelu(y).transpose(1, 2).flatten(1)  # (B, T*d)
+
+
+class Router(nn.Module):
+    """Content-adaptive fusion: h = r * g + (1 - r) * local, r = sigmoid(Wx + b)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.gate = nn.Linear(cfg.width, cfg.width)
+
+    def forward(self, x, g, local):
+        r = torch.sigmoid(self.gate(x))
+        return r * g + (1 - r) * local
+
+
+class CoarseRefiner(nn.Module):
+    """Hierarchical gated refiner, coarse part: channel interaction per branch.
+
+    z = up(down(u) @ U_s) * sigmoid(gate(u)) + bias_s + a_c * u, u = LN(h_b),
+    where U_s (rank x rank) and bias_s (branches x branch width) belong to
+    sub-stream s: a persistent memory, one row of the batch each.
+    """
+
+    def __init__(self, cfg: ModelConfig, batch_size: int):
+        super().__init__()
+        self.branches = cfg.branches
+        branch_width = cfg.width // cfg.branches
+        self.norm = nn.LayerNorm(branch_width)
+        self.down = nn.Linear(branch_width, cfg.coarse_rank)
+        self.up = nn.Linear(cfg.coarse_rank, branch_width)
+        self.gate = nn.Linear(branch_width, branch_width)
+        self.skip_scale = nn.Parameter(torch.tensor(1.0))  # a_c
+        self.memory = nn.Parameter(  # U_s: (B, rank, rank)
+            torch.randn(batch_size, cfg.coarse_rank, cfg.coarse_rank) * cfg.init_std)
+        self.memory_bias = nn.Parameter(  # bias_s: (B, branches, branch width)
+            torch.randn(batch_size, cfg.branches, branch_width) * cfg.init_std)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:  # h: (B, T*d)
+        u = self.norm(h.view(h.shape[0], self.branches, -1))  # (B, branches, width/branches)
+        mixed = self.up(torch.bmm(self.down(u), self.memory))  # (B, branches, width/branches)
+        z = mixed * torch.sigmoid(self.gate(u)) + self.memory_bias + self.skip_scale * u
+        return z.flatten(1)  # (B, T*d)
+
+
+class FineRefiner(nn.Module):
+    """Fine part: out = GELU(LN(Linear(GeGLU(v)))) + a_f * v, v = LN(z)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.norm_in = nn.LayerNorm(cfg.width)
+        self.expand = GeGLU(cfg.width, cfg.fine_width)
+        self.project = nn.Linear(cfg.fine_width, cfg.width)
+        self.norm_out = nn.LayerNorm(cfg.width)
+        self.skip_scale = nn.Parameter(torch.tensor(1.0))  # a_f
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        v = self.norm_in(z)
+        return F.gelu(self.norm_out(self.project(self.expand(v)))) + self.skip_scale * v
+
+
+class FADE(nn.Module):
+    """The dual-stream predictor for a batch of `batch_size` sub-streams."""
+
+    def __init__(self, cfg: ModelConfig, batch_size: int):
+        super().__init__()
+        self.cfg = cfg
+        self.embedding = nn.Embedding(VOCAB, cfg.embed_dim)
+        self.norm = nn.LayerNorm(cfg.width)
+        self.global_stream = GlobalStream(cfg)
+        self.local_stream = LocalStream(cfg)
+        self.router = Router(cfg)
+        self.coarse = CoarseRefiner(cfg, batch_size)
+        self.fine = FineRefiner(cfg)
+        self.head = nn.Linear(cfg.width, VOCAB)
+        nn.init.normal_(self.embedding.weight, 0.0, cfg.init_std)
+        nn.init.normal_(self.head.weight, 0.0, cfg.init_std)
+        nn.init.zeros_(self.head.bias)
+
+    def forward(self, context: torch.Tensor) -> torch.Tensor:  # context: (B, T) int64
+        emb = self.embedding(context)  # (B, T, d)
+        x = self.norm(emb.flatten(1))  # (B, T*d)
+        h = self.router(x, self.global_stream(x), self.local_stream(emb))
+        return self.head(self.fine(self.coarse(h)))  # (B, 256)
+
+
+def paper_parameter_count(model: FADE) -> int:
+    """Parameters as the paper counts them: without the first-step cache
+    projection and without the per-sub-stream memories."""
+    skipped = {id(p) for p in model.global_stream.first.parameters()}
+    skipped |= {id(model.coarse.memory), id(model.coarse.memory_bias)}
+    return sum(p.numel() for p in model.parameters() if id(p) not in skipped)
