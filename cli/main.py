@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 import click
+import torch
 
 import fade
-from fade.codec import DEVICES, decode_device, environment_differences
-from fade.config import DEFAULT_PRESET, PRESETS
+from fade.codec import DEVICES, decode_device, device_name, environment_differences, resolve_device
+from fade.config import DEFAULT_PRESET, PRESETS, batch_size_for
 
 # Exit codes, in one place.
 EXIT_OK = 0
@@ -83,6 +84,9 @@ def _output_path(path: str, opts: Options, compressing: bool) -> str | None:
     if opts.output:
         out = opts.output
     elif compressing:
+        if path.endswith(SUFFIX) and not opts.force:
+            raise UserError(path, f"already has {SUFFIX} suffix; ignored (use -f to compress "
+                                  "it again)")
         out = path + SUFFIX
     elif path.endswith(SUFFIX) and len(path) > len(SUFFIX):
         out = path[:-len(SUFFIX)]
@@ -263,6 +267,12 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, pres
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
 
     def transform(data: bytes, make_bar, path: str) -> bytes:
+        if opts.verbosity > 1:
+            torch_device = resolve_device(device)
+            _say(f"{'stdin' if path == STDIO else path}: compressing on {torch_device.type} "
+                 f"({device_name(torch_device)}), preset {preset}, "
+                 f"batch {batch_size_for(len(data), batch_size)}, "
+                 f"{threads or torch.get_num_threads()} threads")
         bar = make_bar(len(data))
         try:
             return fade.compress(data, preset_name=preset, batch_size=batch_size,

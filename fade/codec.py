@@ -32,7 +32,7 @@ import torch.nn.functional as F  # noqa: E402
 
 from fade import __version__  # noqa: E402
 from fade.archive import Header, pack, sha256, unpack  # noqa: E402
-from fade.config import DEFAULT_PRESET, ModelConfig, default_batch_size, preset  # noqa: E402
+from fade.config import DEFAULT_PRESET, ModelConfig, batch_size_for, preset  # noqa: E402
 from fade.entropy import PROB_DTYPE, Decoder, Encoder  # noqa: E402
 from fade.errors import ChecksumMismatchError, FadeError  # noqa: E402
 from fade.model import FADE  # noqa: E402
@@ -196,7 +196,7 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     """Compress `data` into a self-describing archive (see docs/format.md).
 
     `model` or `preset_name` picks the predictor (default: the paper preset);
-    `batch_size` defaults to `default_batch_size(len(data))`; `threads`
+    `batch_size` defaults to `config.default_batch_size(len(data))`; `threads`
     defaults to torch's current intra-op thread count. Cost: one forward,
     backward and Adam step per ceil(len(data) / batch_size) bytes.
     """
@@ -208,10 +208,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     threads = threads or torch.get_num_threads()
     if threads < 1:
         raise FadeError("threads must be at least 1")
-    if batch_size is not None and batch_size < 1:
-        raise FadeError("batch size must be at least 1")
     length = len(data)
-    batch = min(batch_size or default_batch_size(length), length)
+    batch = batch_size_for(length, batch_size)
     header = Header(
         original_size=length, original_sha256=sha256(data), batch_size=batch, seed=seed,
         model=model, threads=threads, device_kind=torch_device.type,

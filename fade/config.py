@@ -88,3 +88,11 @@ MAX_DEFAULT_BATCH = 512
 def default_batch_size(length: int) -> int:
     """Number of sub-streams for a file of `length` bytes: length // 2048, in [1, 512]."""
     return max(1, min(MAX_DEFAULT_BATCH, length // MIN_SUBSTREAM))
+
+
+def batch_size_for(length: int, requested: int | None = None) -> int:
+    """The batch actually used: the request or the default, never more than
+    one sub-stream per byte (0 for empty input)."""
+    if requested is not None and requested < 1:
+        raise FadeError("batch size must be at least 1")
+    return min(requested or default_batch_size(length), length)

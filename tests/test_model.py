@@ -1,0 +1,81 @@
+"""The predictor's shape and size match the paper; its init is reproducible."""
+
+import dataclasses
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from fade.config import PRESETS, ModelConfig, default_batch_size
+from fade.codec import Predictor
+from fade.model import FADE, paper_parameter_count
+
+
+def test_paper_preset_is_the_dataclass_default():
+    assert PRESETS["paper"] == ModelConfig()
+    cfg = ModelConfig()
+    assert (cfg.timesteps, cfg.embed_dim, cfg.global_width, cfg.fine_width) == (16, 32, 4096, 8192)
+
+
+def test_parameter_counts_match_the_paper():
+    model = FADE(PRESETS["paper"], batch_size=512)
+    # 15.2 M as the paper counts (no first-step projection, no memories) ...
+    assert paper_parameter_count(model) == 15_206_531
+    # ... + 4.2 M first-step cache projection + 2.4 M per-stream memories = 21.8 M.
+    first = sum(p.numel() for p in model.global_stream.first.parameters())
+    assert first == 512 * 8192 + 8192
+    assert model.coarse.memory.numel() + model.coarse.memory_bias.numel() == 512 * (64 * 64 + 512)
+    assert sum(p.numel() for p in model.parameters()) == 21_768_323
+
+
+def test_paper_step_costs_7_8_gmac_at_batch_512():
+    model = FADE(PRESETS["paper"], batch_size=512)
+    context = torch.randint(0, 256, (512, 16))
+    with torch.no_grad():
+        model(context)  # first step builds the cache with the 512->4096 projection
+        with FlopCounterMode(display=False) as counter:
+            model(context)  # every later step
+    gmac = counter.get_total_flops() / 2 / 1e9
+    assert 7.7 < gmac < 7.9, gmac
+
+
+def test_forward_shapes_for_every_preset():
+    for name, cfg in PRESETS.items():
+        model = FADE(cfg, batch_size=3)
+        logits = model(torch.randint(0, 256, (3, cfg.timesteps)))
+        assert logits.shape == (3, 256), name
+        logits = model(torch.randint(0, 256, (3, cfg.timesteps)))  # rolling-cache path
+        assert logits.shape == (3, 256), name
+
+
+def _initial_state(seed):
+    return Predictor(PRESETS["tiny"], 4, seed, torch.device("cpu")).model.state_dict()
+
+
+def test_init_depends_only_on_the_seed():
+    torch.manual_seed(1234)  # the global RNG must not leak into the init
+    first = _initial_state(7)
+    torch.manual_seed(999)
+    again = _initial_state(7)
+    other = _initial_state(8)
+    assert all(torch.equal(first[k], again[k]) for k in first)
+    assert not all(torch.equal(first[k], other[k]) for k in first)
+
+
+def test_default_batch_size_rule():
+    assert default_batch_size(0) == 1
+    assert default_batch_size(1) == 1
+    assert default_batch_size(4095) == 1
+    assert default_batch_size(100_000) == 48
+    assert default_batch_size(1_000_000) == 488
+    assert default_batch_size(10**9) == 512
+
+
+def test_config_validation_rejects_impossible_sizes():
+    import pytest
+
+    from fade.errors import FadeError
+
+    with pytest.raises(FadeError, match="multiple of cache_step"):
+        dataclasses.replace(ModelConfig(), cache_step=100).validate()
+    with pytest.raises(FadeError, match="positive"):
+        dataclasses.replace(ModelConfig(), timesteps=0).validate()
