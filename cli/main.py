@@ -22,7 +22,8 @@ import click
 import torch
 
 import fade
-from fade.codec import DEVICES, decode_device, device_name, environment_differences, resolve_device
+from fade.codec import (DEVICES, MAX_THREADS, decode_device, device_name,
+                        environment_differences, resolve_device)
 from fade.config import DEFAULT_PRESET, PRESETS, batch_size_for
 
 # Exit codes, in one place.
@@ -189,7 +190,7 @@ def _process(path: str, opts: Options, compressing: bool,
     finally:
         if target is not None:
             target.discard()  # no-op after a successful commit
-    if opts.remove_input and path != STDIO:
+    if opts.remove_input and out is not None and path != STDIO:  # like zstd: not with -c
         try:
             os.unlink(path)
         except OSError as error:
@@ -229,7 +230,7 @@ def _common(func):
         click.option("-o", "--output", metavar="OUT", help="Write to OUT (one input file only)."),
         click.option("-c", "--stdout", "to_stdout", is_flag=True, help="Write to standard output."),
         click.option("-f", "--force", is_flag=True, help="Overwrite existing output files."),
-        click.option("-k/--rm", "--keep/--rm", "keep", default=True,
+        click.option("-k", "--keep/--rm", "keep", default=True,
                      help="Keep (default) or remove the input after success."),
         click.option("-q", "--quiet", count=True, help="No progress, summary or warnings."),
         click.option("-v", "--verbose", count=True, help="Say more (device, settings)."),
@@ -258,7 +259,7 @@ def fade_cli():
               show_default=True, help="Model size.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
               help="Sub-streams coded as one batch [default: size // 2048, in 1..512].")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="CPU threads for the model; recorded so the decoder uses the same "
                    "[default: torch's, one per core].")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, preset,

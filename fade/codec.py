@@ -38,6 +38,7 @@ from fade.errors import ChecksumMismatchError, FadeError  # noqa: E402
 from fade.model import FADE  # noqa: E402
 
 DEVICES = ("auto", "cpu", "cuda")
+MAX_THREADS = 1024  # the header has 16 bits for it; more would only oversubscribe
 
 # progress(bytes_done, bytes_total, ideal_bits_so_far)
 Progress = Callable[[int, int, float], None]
@@ -206,8 +207,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     model.validate()
     torch_device = resolve_device(device)
     threads = threads or torch.get_num_threads()
-    if threads < 1:
-        raise FadeError("threads must be at least 1")
+    if not 1 <= threads <= MAX_THREADS:
+        raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
     length = len(data)
     batch = batch_size_for(length, batch_size)
     header = Header(

@@ -159,14 +159,35 @@ def test_damaged_archives_fail_cleanly(tmp_path, archive_bytes, kind, reason):
 def test_checksum_mismatch_removes_output(tmp_path, archive_bytes):
     # A well-formed archive whose decode is wrong: the seed is changed and the
     # header CRC recomputed, so only the SHA-256 check can catch it.
+    import dataclasses
+
     from fade import archive
 
     header, payload = archive.unpack(archive_bytes)
-    import dataclasses
     (tmp_path / "s.fade").write_bytes(archive.pack(dataclasses.replace(header, seed=5), payload))
     line = one_error_line(run_fade("decompress", "s.fade", cwd=tmp_path), "SHA-256", "likely cause")
     assert "s.fade" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.fade"]
+
+
+def test_warns_before_decoding_on_a_different_machine(tmp_path, archive_bytes):
+    # An archive that says it was made elsewhere: the warning names what
+    # differs, comes before decoding, and the decode itself is still verified.
+    import dataclasses
+
+    from fade import archive
+
+    header, payload = archive.unpack(archive_bytes)
+    elsewhere = dataclasses.replace(header, device_name="Other CPU 9000", torch_version="9.9.9")
+    (tmp_path / "m.fade").write_bytes(archive.pack(elsewhere, payload))
+    result = run_fade("decompress", "m.fade", cwd=tmp_path)
+    assert result.returncode == 0
+    lines = result.stderr.decode().splitlines()
+    assert lines[0].startswith("fade: m.fade: warning: device name 'Other CPU 9000' (archive)")
+    assert "torch '9.9.9' (archive)" in lines[1]
+    assert "-> 400 bytes" in lines[-1]  # the summary line follows
+    quiet = run_fade("decompress", "-q", "-f", "m.fade", cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == b""
 
 
 def test_bad_inputs_fail_with_one_line(tmp_path):
