@@ -30,6 +30,7 @@ from fade.config import DEFAULT_PRESET, PRESETS, batch_size_for
 EXIT_OK = 0
 EXIT_ERROR = 1  # a file could not be processed
 EXIT_USAGE = 2  # bad command line
+EXIT_INTERNAL = 3  # a bug in fade: reported in one line (FADE_DEBUG=1 shows the traceback)
 EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM
 
 SUFFIX = ".fade"
@@ -362,6 +363,16 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as error:
         _say(str(error))
         return EXIT_ERROR
+    except MemoryError:
+        _say("out of memory (try a smaller --batch-size or preset)")
+        return EXIT_ERROR
+    except Exception as error:  # a bug: still one line, and no partial output
+        if os.environ.get("FADE_DEBUG"):
+            raise
+        first_line = (str(error).splitlines() or [""])[0]
+        _say(f"internal error: {type(error).__name__}: {first_line} "
+             "(please report it; FADE_DEBUG=1 shows the traceback)")
+        return EXIT_INTERNAL
     finally:
         signal.signal(signal.SIGTERM, previous)
 

@@ -254,3 +254,21 @@ def test_interrupt_leaves_nothing_behind(tmp_path, signum):
     assert process.returncode == 130, stderr.decode()
     assert stderr.decode().strip() == "fade: interrupted"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big"]
+
+
+def test_internal_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, capsys):
+    # A bug deep in the library still ends in one line and no partial output.
+    import fade
+    from cli.main import EXIT_INTERNAL, main
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("simulated failure\nwith a second line")
+
+    monkeypatch.setattr(fade, "compress", broken)
+    monkeypatch.delenv("FADE_DEBUG", raising=False)
+    (tmp_path / "a").write_bytes(b"data")
+    assert main(["compress", "-q", str(tmp_path / "a")]) == EXIT_INTERNAL
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["fade: internal error: RuntimeError: simulated failure (please report it; "
+                   "FADE_DEBUG=1 shows the traceback)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
