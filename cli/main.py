@@ -31,7 +31,7 @@ EXIT_OK = 0
 EXIT_ERROR = 1  # a file could not be processed
 EXIT_USAGE = 2  # bad command line
 EXIT_INTERNAL = 3  # a bug in fade: reported in one line (FADE_DEBUG=1 shows the traceback)
-EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM (the command itself then dies of the signal)
 
 SUFFIX = ".fade"
 STDIO = "-"
@@ -339,13 +339,24 @@ def info(files):
     return status
 
 
+_received_signal: int | None = None  # the signal that stopped the last main() call
+
+
 def _interrupt(signum, frame):
+    global _received_signal
+    _received_signal = signum
     raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI on argv, return the exit code (never raises)."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    """Run the CLI on argv and return the exit code (never raises).
+
+    Tests call this directly; the `fade` command goes through `entry`.
+    """
+    global _received_signal
+    _received_signal = None
+    previous = {signum: signal.signal(signum, _interrupt)
+                for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         result = fade_cli.main(args=argv, prog_name="fade", standalone_mode=False)
         return result if isinstance(result, int) else EXIT_OK
@@ -374,8 +385,22 @@ def main(argv: list[str] | None = None) -> int:
              "(please report it; FADE_DEBUG=1 shows the traceback)")
         return EXIT_INTERNAL
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def entry() -> None:
+    """The `fade` command: exit with main()'s status. After Ctrl-C or SIGTERM
+    (output already cleaned up), die of that signal as Unix tools do, so the
+    shell sees 128 + signal (130 for Ctrl-C) and a calling script stops too."""
+    status = main()
+    if status == EXIT_INTERRUPTED and _received_signal is not None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(_received_signal, signal.SIG_DFL)
+        os.kill(os.getpid(), _received_signal)
+    sys.exit(status)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
