@@ -274,3 +274,49 @@ def test_internal_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, ca
     assert err == ["fade: internal error: RuntimeError: simulated failure (please report it; "
                    "FADE_DEBUG=1 shows the traceback)"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def _stderr_on_a_terminal(args, cwd):
+    """Run fade with stderr on a 100-column pseudo-terminal; return what it showed."""
+    import fcntl
+    import select
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    process = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=cwd, stderr=follower,
+                               env={**os.environ, "PYTHONPATH": str(REPO)})
+    os.close(follower)
+    shown = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            shown += chunk
+        elif process.poll() is not None:
+            break
+    os.close(leader)
+    assert process.wait(timeout=60) == 0
+    return shown.decode(errors="replace").replace("\r", "\n")
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:12000])
+    shown = _stderr_on_a_terminal(["compress", "--preset", "tiny", "--batch-size", "16", "t"],
+                                  tmp_path)
+    bars = [line for line in shown.splitlines() if line.startswith("compressing t:")]
+    assert bars, shown
+    assert "bits/B" in bars[-1] and "B/s" in bars[-1]  # speed and bits per byte so far
+    assert "t: 12000 ->" in shown  # then the summary
+    quiet = _stderr_on_a_terminal(["compress", "-q", "-f", "--preset", "tiny", "--batch-size",
+                                   "16", "t"], tmp_path)
+    assert quiet.strip() == ""
+    piped = run_fade("compress", "-f", "--preset", "tiny", "--batch-size", "16", "t",
+                     cwd=tmp_path)
+    assert b"compressing" not in piped.stderr and b"t: 12000 ->" in piped.stderr
