@@ -20,11 +20,20 @@ def corpus_file(name: str) -> Path:
     return path
 
 
+def fade_command(*args: str) -> list[str]:
+    """argv that runs `fade ARGS` from this checkout in a new Python process."""
+    return [sys.executable, "-m", "cli", *args]
+
+
+def fade_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for fade_command: this checkout first on the path."""
+    return {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+
+
 def run_fade(*args: str, cwd: Path, env: dict[str, str] | None = None,
              stdin: bytes | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     """`fade ARGS` in a new Python process, as a user would run it."""
-    full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=cwd, env=full_env,
+    return subprocess.run(fade_command(*args), cwd=cwd, env=fade_env(env),
                           input=stdin, capture_output=True, timeout=timeout)
 
 

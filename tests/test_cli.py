@@ -6,12 +6,11 @@ import pty
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import CORPUS, REPO, corpus_file, one_error_line, run_fade
+from conftest import CORPUS, corpus_file, fade_command, fade_env, one_error_line, run_fade
 
 TINY = ("--preset", "tiny", "-q")
 
@@ -220,9 +219,9 @@ def test_refuses_compressed_output_to_a_terminal(tmp_path):
     (tmp_path / "a").write_bytes(b"terminal test")
     leader, follower = pty.openpty()
     try:
-        result = subprocess.run([sys.executable, "-m", "cli", "compress", *TINY, "-c", "a"],
+        result = subprocess.run(fade_command("compress", *TINY, "-c", "a"),
                                 cwd=tmp_path, stdout=follower, stderr=subprocess.PIPE,
-                                env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+                                env=fade_env(), timeout=120)
     finally:
         os.close(follower)
         os.close(leader)
@@ -232,18 +231,18 @@ def test_refuses_compressed_output_to_a_terminal(tmp_path):
 def test_full_disk_is_one_line(tmp_path):
     (tmp_path / "a").write_bytes(b"full disk test " * 10)
     with open("/dev/full", "wb") as full:
-        result = subprocess.run([sys.executable, "-m", "cli", "compress", *TINY, "-c", "a"],
+        result = subprocess.run(fade_command("compress", *TINY, "-c", "a"),
                                 cwd=tmp_path, stdout=full, stderr=subprocess.PIPE,
-                                env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+                                env=fade_env(), timeout=120)
     one_error_line(result, "No space left on device")
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_leaves_nothing_behind(tmp_path, signum):
     shutil.copyfile(corpus_file("lcet10.txt"), tmp_path / "big")
-    process = subprocess.Popen([sys.executable, "-m", "cli", "compress", *TINY, "big"],
+    process = subprocess.Popen(fade_command("compress", *TINY, "big"),
                                cwd=tmp_path, stderr=subprocess.PIPE,
-                               env={**os.environ, "PYTHONPATH": str(REPO)})
+                               env=fade_env())
     deadline = time.time() + 60
     while not _leftovers(tmp_path) and time.time() < deadline:  # wait for the temp file
         time.sleep(0.2)
@@ -285,8 +284,8 @@ def _stderr_on_a_terminal(args, cwd):
 
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    process = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=cwd, stderr=follower,
-                               env={**os.environ, "PYTHONPATH": str(REPO)})
+    process = subprocess.Popen(fade_command(*args), cwd=cwd, stderr=follower,
+                               env=fade_env())
     os.close(follower)
     shown = b""
     while True:
