@@ -22,7 +22,8 @@ import click
 import torch
 
 import fade
-from fade.codec import (DEVICES, MAX_THREADS, decode_device, device_name,
+from fade.archive import CompactHeader, method_of
+from fade.codec import (DEVICES, MAX_THREADS, METHOD_CHOICES, decode_device, device_name,
                         environment_differences, resolve_device)
 from fade.config import DEFAULT_PRESET, PRESETS, batch_size_for
 
@@ -201,8 +202,9 @@ def _process(path: str, opts: Options, compressing: bool,
         ratio = f"{original / packed:.3f}" if packed else "inf"
         bpb = f"{8 * packed / original:.3f}" if original else "n/a"
         where = "stdout" if out is None else out
+        method = method_of(result if compressing else data)
         _say(f"{name}: {len(data)} -> {len(result)} bytes, ratio {ratio}, {bpb} bits/byte, "
-             f"{seconds:.1f} s, {_throughput(original, seconds)} -> {where}")
+             f"{method}, {seconds:.1f} s, {_throughput(original, seconds)} -> {where}")
 
 
 def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
@@ -263,8 +265,12 @@ def fade_cli():
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="CPU threads for the model; recorded so the decoder uses the same "
                    "[default: torch's, one per core].")
+@click.option("--method", type=click.Choice(METHOD_CHOICES), default="auto", show_default=True,
+              help="auto: the model, or a compact archive (stored/deflate/bzip2/xz, at most "
+                   "23 bytes over the input) where the model cannot win; fade: always the "
+                   "model; others: force that compact method.")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, preset,
-             batch_size, threads):
+             batch_size, threads, method):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
 
@@ -278,7 +284,7 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, pres
         bar = make_bar(len(data))
         try:
             return fade.compress(data, preset_name=preset, batch_size=batch_size,
-                                 device=device, threads=threads, progress=bar)
+                                 device=device, threads=threads, method=method, progress=bar)
         finally:
             bar.close()
 
@@ -293,6 +299,8 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device):
 
     def transform(archive: bytes, make_bar, path: str) -> bytes:
         header = fade.read_header(archive)
+        if isinstance(header, CompactHeader):  # no model: nothing to set up or warn about
+            return fade.decompress(archive)
         torch_device = decode_device(header, device)
         name = "stdin" if path == STDIO else path
         if opts.verbosity > 0:

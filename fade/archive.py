@@ -1,10 +1,14 @@
-"""The .fade archive format, version 1 (specified in docs/format.md).
+"""The .fade archive format, version 2 (specified in docs/format.md).
 
-An archive is a header followed by the range coder's payload. The header
-holds every parameter the decoder needs, so decompression takes no flags;
-both the header and the payload carry a CRC-32 so damage is reported before
-any decoding, and the SHA-256 of the original verifies the decoded bytes.
-All integers are little-endian.
+Every archive starts with the magic number, the format version and (from
+version 2 on) a method byte. Method `fade` is the learned model: a header
+holding every parameter the decoder needs, so decompression takes no flags,
+then the range coder's payload; the header and the payload carry a CRC-32 so
+damage is reported before any decoding, and the SHA-256 of the original
+verifies the decoded bytes. The compact methods (stored, deflate, bzip2, xz:
+the size floor for inputs the model would not win on) have a 23-byte header
+with the original size and its CRC-32. Version 1 archives (learned only, no
+method byte) still decode. All integers are little-endian.
 """
 
 from __future__ import annotations
@@ -19,13 +23,21 @@ from fade.config import ModelConfig
 from fade.errors import CorruptArchiveError, FormatError
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
-# Fixed part of the header: (field, struct code), in file order.
-# docs/format.md has the same table; tests/test_format.py keeps them equal.
+# How the data is coded. Only "fade" runs the learned model; the others are
+# the size floor (fade.floor), each a standard stream of the stdlib codec.
+METHODS = {0: "stored", 1: "fade", 2: "deflate", 3: "bzip2", 4: "xz"}
+LEARNED = "fade"
+
+# Fixed part of a learned ("fade") archive's header: (field, struct code), in
+# file order. docs/format.md has the same table; tests/test_format.py keeps
+# them equal. Version 1 is the same without the method byte.
 FIXED_FIELDS = [
     ("magic", "8s"),
     ("version", "H"),
+    ("method", "B"),
     ("flags", "H"),  # reserved, must be 0
     ("header_size", "I"),  # payload starts at this offset
     ("original_size", "Q"),
@@ -53,7 +65,22 @@ FIXED_FIELDS = [
     ("device_kind", "B"),
     ("threads", "H"),
 ]
+FIXED_FIELDS_V1 = [field for field in FIXED_FIELDS if field[0] != "method"]
 _FIXED = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS))
+_FIXED_V1 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V1))
+_PREFIX = struct.Struct("<8sH")  # magic, version: common to every version
+
+# The whole header of a compact archive (every method but "fade"); the
+# method's stream follows to the end of the archive.
+COMPACT_FIELDS = [
+    ("magic", "8s"),
+    ("version", "H"),
+    ("method", "B"),
+    ("original_size", "Q"),
+    ("original_crc32", "I"),  # of the original data; checked after decoding
+]
+_COMPACT = struct.Struct("<" + "".join(code for _, code in COMPACT_FIELDS))
+COMPACT_OVERHEAD = _COMPACT.size  # 23 bytes
 # After the fixed part: these UTF-8 strings, each as u16 length + bytes,
 # then the CRC-32 of every header byte before it.
 STRING_FIELDS = ["preset", "device_name", "torch_version", "cpu_capability", "fade_version"]
@@ -74,7 +101,7 @@ _MODEL_FIELDS = [f.name for f in dataclasses.fields(ModelConfig)]
 
 @dataclass(frozen=True)
 class Header:
-    """Everything the decoder needs, and what the archive was made with."""
+    """Everything the decoder of a learned archive needs, and what it was made with."""
 
     original_size: int
     original_sha256: bytes
@@ -91,13 +118,33 @@ class Header:
     dtype: str = "float32"
     optimizer: str = "adam-fused"
     determinism: int = DETERMINISM_V1
+    version: int = VERSION
+    method: str = LEARNED
 
     def fields(self) -> dict[str, object]:
         """Flat name -> value view, as `fade info` prints it."""
-        flat = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "model"}
+        flat = {"version": self.version, "method": self.method}
+        flat.update((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
+                    if f.name not in ("model", "version", "method"))
         flat["original_sha256"] = self.original_sha256.hex()
         flat.update(dataclasses.asdict(self.model))
         return flat
+
+
+@dataclass(frozen=True)
+class CompactHeader:
+    """Header of an archive that does not use the model (the size floor)."""
+
+    method: str  # "stored", "deflate", "bzip2" or "xz"
+    original_size: int
+    original_crc32: int
+    version: int = VERSION
+
+    def fields(self) -> dict[str, object]:
+        """Flat name -> value view, as `fade info` prints it."""
+        return {"version": self.version, "method": self.method,
+                "original_size": self.original_size,
+                "original_crc32": f"{self.original_crc32:08x}"}
 
 
 def sha256(data: bytes) -> bytes:
@@ -112,12 +159,13 @@ def _code(table: dict[int, str], name: str, field: str) -> int:
 
 
 def pack(header: Header, payload: bytes) -> bytes:
-    """The archive bytes for `header` and the coder's `payload`."""
+    """The learned archive's bytes for `header` and the coder's `payload`."""
     strings = b"".join(_U16.pack(len(s)) + s for s in
                        (getattr(header, name).encode() for name in STRING_FIELDS))
     header_size = _FIXED.size + len(strings) + _U32.size
     values = dict(
-        magic=MAGIC, version=VERSION, flags=0, header_size=header_size,
+        magic=MAGIC, version=VERSION, method=_code(METHODS, LEARNED, "method"), flags=0,
+        header_size=header_size,
         original_size=header.original_size, original_sha256=header.original_sha256,
         payload_size=len(payload), payload_crc32=zlib.crc32(payload),
         batch_size=header.batch_size, seed=header.seed,
@@ -132,29 +180,61 @@ def pack(header: Header, payload: bytes) -> bytes:
     return head + _U32.pack(zlib.crc32(head)) + payload
 
 
+def pack_compact(method: str, original: bytes, stream: bytes) -> bytes:
+    """A compact archive: `stream` is `original` coded by `method` (not "fade")."""
+    if method == LEARNED:
+        raise ValueError("the learned method has its own header (pack)")
+    code = _code(METHODS, method, "method")
+    return _COMPACT.pack(MAGIC, VERSION, code, len(original), zlib.crc32(original)) + stream
+
+
 def _enum(table: dict[int, str], code: int, field: str) -> str:
     if code not in table:
-        raise FormatError(f"unsupported {field} code {code} (this fade reads format v{VERSION})")
+        raise FormatError(f"unsupported {field} code {code} (this fade reads format "
+                          f"v{VERSION}); made by a newer fade?")
     return table[code]
 
 
-def unpack(blob: bytes) -> tuple[Header, bytes]:
+def unpack(blob: bytes) -> tuple[Header | CompactHeader, bytes]:
     """Parse and check an archive; raise FormatError or CorruptArchiveError.
 
-    Cost: one CRC-32 pass over the archive. Nothing is decoded here.
+    Returns the header and the payload (the coder's words for "fade", the
+    method's stream otherwise). Cost: one CRC-32 pass over a learned archive.
+    Nothing is decoded here.
     """
     if len(blob) < len(MAGIC) or blob[:len(MAGIC)] != MAGIC:
         raise FormatError("not a fade archive (bad magic number)")
-    if len(blob) < _FIXED.size + _U32.size:
+    if len(blob) < _PREFIX.size + 1:
         raise CorruptArchiveError("archive is truncated (incomplete header)")
-    values = dict(zip((name for name, _ in FIXED_FIELDS), _FIXED.unpack_from(blob)))
-    if values["version"] != VERSION:
-        raise FormatError(f"unsupported format version {values['version']} "
-                          f"(this fade reads version {VERSION}); upgrade fade")
+    _, version = _PREFIX.unpack_from(blob)
+    if version not in READABLE_VERSIONS:
+        raise FormatError(f"unsupported format version {version} "
+                          f"(this fade reads versions {', '.join(map(str, READABLE_VERSIONS))}); "
+                          "upgrade fade")
+    method = LEARNED if version == 1 else _enum(METHODS, blob[_PREFIX.size], "method")
+    if method != LEARNED:
+        if len(blob) < _COMPACT.size:
+            raise CorruptArchiveError("archive is truncated (incomplete header)")
+        _, _, _, size, crc = _COMPACT.unpack_from(blob)
+        return CompactHeader(method, size, crc, version), blob[_COMPACT.size:]
+    return _unpack_learned(blob, version)
+
+
+def method_of(blob: bytes) -> str:
+    """The method of a well-formed archive, from its first bytes (no checks)."""
+    _, version = _PREFIX.unpack_from(blob)
+    return LEARNED if version == 1 else METHODS[blob[_PREFIX.size]]
+
+
+def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
+    layout, fields = (_FIXED_V1, FIXED_FIELDS_V1) if version == 1 else (_FIXED, FIXED_FIELDS)
+    if len(blob) < layout.size + _U32.size:
+        raise CorruptArchiveError("archive is truncated (incomplete header)")
+    values = dict(zip((name for name, _ in fields), layout.unpack_from(blob)))
     header_size = values["header_size"]
     if header_size > len(blob):
         raise CorruptArchiveError("archive is truncated (incomplete header)")
-    if header_size < _FIXED.size + _U32.size:
+    if header_size < layout.size + _U32.size:
         raise CorruptArchiveError("header size field is damaged")
     (stored_crc,) = _U32.unpack_from(blob, header_size - _U32.size)
     if zlib.crc32(blob[:header_size - _U32.size]) != stored_crc:
@@ -165,7 +245,7 @@ def unpack(blob: bytes) -> tuple[Header, bytes]:
     if values["determinism"] != DETERMINISM_V1:
         raise FormatError(f"unsupported determinism settings {values['determinism']:#04x}")
 
-    strings, offset = {}, _FIXED.size
+    strings, offset = {}, layout.size
     for name in STRING_FIELDS:
         if offset + _U16.size > header_size - _U32.size:
             raise CorruptArchiveError("header strings are damaged")
@@ -201,7 +281,7 @@ def unpack(blob: bytes) -> tuple[Header, bytes]:
         device_kind=_enum(DEVICE_KINDS, values["device_kind"], "device kind"),
         dtype=_enum(DTYPES, values["dtype"], "dtype"),
         optimizer=_enum(OPTIMIZERS, values["optimizer"], "optimizer"),
-        determinism=values["determinism"], **strings,
+        determinism=values["determinism"], version=version, **strings,
     )
     if header.original_size and not 1 <= header.batch_size <= header.original_size:
         raise FormatError(f"invalid batch size {header.batch_size} in header")

@@ -31,13 +31,18 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from fade import __version__  # noqa: E402
-from fade.archive import Header, pack, sha256, unpack  # noqa: E402
+from fade import floor  # noqa: E402
+from fade.archive import (COMPACT_OVERHEAD, LEARNED, METHODS, CompactHeader, Header,  # noqa: E402
+                          pack, sha256, unpack)
 from fade.config import DEFAULT_PRESET, ModelConfig, batch_size_for, preset  # noqa: E402
 from fade.entropy import PROB_DTYPE, Decoder, Encoder  # noqa: E402
 from fade.errors import ChecksumMismatchError, FadeError  # noqa: E402
 from fade.model import FADE  # noqa: E402
 
 DEVICES = ("auto", "cpu", "cuda")
+# "auto": the learned model, unless the size floor (fade.floor) says it cannot win
+# or its archive comes out larger than the stored data.
+METHOD_CHOICES = ("auto",) + tuple(METHODS.values())
 MAX_THREADS = 1024  # the header has 16 bits for it; more would only oversubscribe
 
 # progress(bytes_done, bytes_total, ideal_bits_so_far)
@@ -193,14 +198,22 @@ def _run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device,
 
 def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str | None = None,
              batch_size: int | None = None, device: str = "auto", threads: int | None = None,
-             seed: int = 0, progress: Progress | None = None) -> bytes:
+             seed: int = 0, method: str = "auto", progress: Progress | None = None) -> bytes:
     """Compress `data` into a self-describing archive (see docs/format.md).
 
-    `model` or `preset_name` picks the predictor (default: the paper preset);
-    `batch_size` defaults to `config.default_batch_size(len(data))`; `threads`
-    defaults to torch's current intra-op thread count. Cost: one forward,
-    backward and Adam step per ceil(len(data) / batch_size) bytes.
+    `model` or `preset_name` picks the predictor (default: the default
+    preset); `batch_size` defaults to `config.default_batch_size(len(data))`;
+    `threads` defaults to torch's current intra-op thread count. Cost: one
+    forward, backward and Adam step per ceil(len(data) / batch_size) bytes.
+
+    `method` "auto" runs the model unless the input is too small or looks
+    random (then, and whenever the model's archive would be larger than the
+    stored data, the smallest compact archive is written, at most 23 bytes
+    over the input); "fade" always runs the model; "stored", "deflate",
+    "bzip2" and "xz" force that compact method.
     """
+    if method not in METHOD_CHOICES:
+        raise FadeError(f"unknown method {method!r} (choose from {', '.join(METHOD_CHOICES)})")
     if model is None:
         preset_name = preset_name or DEFAULT_PRESET
         model = preset(preset_name)
@@ -209,14 +222,28 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     threads = threads or torch.get_num_threads()
     if not 1 <= threads <= MAX_THREADS:
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
+    batch = batch_size_for(len(data), batch_size)
+    if method not in ("auto", LEARNED):
+        return floor.compress(data, method)
+    if method == "auto" and not floor.model_worthwhile(data):
+        return floor.compress(data)
+    archive = _compress_learned(data, model, preset_name or "", batch, torch_device, threads,
+                                seed, progress)
+    if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
+        return min(archive, floor.compress(data), key=len)
+    return archive
+
+
+def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: int,
+                      torch_device: torch.device, threads: int, seed: int,
+                      progress: Progress | None) -> bytes:
     length = len(data)
-    batch = batch_size_for(length, batch_size)
     header = Header(
         original_size=length, original_sha256=sha256(data), batch_size=batch, seed=seed,
         model=model, threads=threads, device_kind=torch_device.type,
         device_name=device_name(torch_device), torch_version=torch.__version__,
         cpu_capability=torch.backends.cpu.get_cpu_capability(), fade_version=__version__,
-        preset=preset_name or "",
+        preset=preset_name,
     )
     encoder = Encoder()
     if length:
@@ -234,8 +261,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     return pack(header, encoder.finish())
 
 
-def read_header(archive: bytes) -> Header:
-    """Parse and check an archive's header and payload checksum."""
+def read_header(archive: bytes) -> Header | CompactHeader:
+    """Parse and check an archive's header (and a learned one's payload checksum)."""
     return unpack(archive)[0]
 
 
@@ -249,8 +276,11 @@ def decode_device(header: Header, device: str = "auto") -> torch.device:
 
 def decompress(archive: bytes, *, device: str = "auto",
                progress: Progress | None = None) -> bytes:
-    """Decode an archive made by `compress`, verified against its SHA-256."""
+    """Decode an archive made by `compress`, verified against its SHA-256
+    (a compact archive: against its length and CRC-32)."""
     header, payload = unpack(archive)
+    if isinstance(header, CompactHeader):
+        return floor.decompress(header, payload)
     torch_device = decode_device(header, device)
     decoder = Decoder(payload)
     out = np.zeros(header.original_size, dtype=np.uint8)

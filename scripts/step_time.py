@@ -6,7 +6,7 @@ Adam), without the range coder: the cost that bounds fade's throughput.
 Prints one Markdown row per configuration: median ms per step and the
 throughput it allows (batch bytes per step). Example:
 
-    python scripts/step_time.py paper:512 paper:64 small:64 tiny:64 --threads 2
+    python scripts/step_time.py paper:512 balanced:64 fast:512 tiny:64 --threads 2
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def step_times(preset_name: str, batch: int, steps: int) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("configs", nargs="*", default=["paper:512", "small:64", "tiny:64"])
+    parser.add_argument("configs", nargs="*", default=["paper:512", "balanced:512", "fast:512", "tiny:64"])
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--steps", type=int, default=12)
     args = parser.parse_args()

@@ -191,11 +191,11 @@ def test_a_wrong_round_trip_or_a_failing_tool_fails_loudly(tmp_path, monkeypatch
 
 
 def test_fade_specs():
-    compressor = bench.parse_fade_spec("small:batch=64,device=cpu")
-    assert compressor.name == "fade small batch=64 device=cpu"
-    assert dict(compressor.params) == {"preset": "small", "batch": 64, "device": "cpu",
+    compressor = bench.parse_fade_spec("balanced:batch=64,device=cpu")
+    assert compressor.name == "fade balanced batch=64 device=cpu"
+    assert dict(compressor.params) == {"preset": "balanced", "batch": 64, "device": "cpu",
                                        "threads": None}
-    for bad in ("small:batch=x", "small:size=3", ":batch=4"):
+    for bad in ("balanced:batch=x", "balanced:size=3", ":batch=4"):
         with pytest.raises(bench.argparse.ArgumentTypeError):
             bench.parse_fade_spec(bad)
     with pytest.raises(SystemExit) as exit_info, contextlib.redirect_stderr(io.StringIO()):

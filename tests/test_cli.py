@@ -13,6 +13,7 @@ import pytest
 from conftest import CORPUS, corpus_file, fade_command, fade_env, one_error_line, run_fade
 
 TINY = ("--preset", "tiny", "-q")
+LEARNED = TINY + ("--method", "fade")  # the model even where the size floor would not use it
 
 
 def _leftovers(directory):
@@ -31,6 +32,10 @@ def test_every_corpus_file_roundtrips_through_the_cli(tmp_path):
         names.append(name)
     result = run_fade("compress", *TINY, *names, cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()
+    # The size floor: no archive is more than 32 bytes larger than its input.
+    growth = {n: (tmp_path / (n + ".fade")).stat().st_size - (tmp_path / n).stat().st_size
+              for n in names}
+    assert max(growth.values()) <= 32, growth
     for name in names:
         (tmp_path / name).rename(tmp_path / (name + ".orig"))
     result = run_fade("decompress", "-q", *(n + ".fade" for n in names), cwd=tmp_path)
@@ -46,7 +51,7 @@ def test_every_corpus_file_roundtrips_through_the_cli(tmp_path):
 def test_generated_lengths_roundtrip(tmp_path, length, batch):
     data = corpus_file("lcet10.txt").read_bytes()[:length]
     (tmp_path / "f").write_bytes(data)
-    args = TINY + (("--batch-size", str(batch)) if batch else ())
+    args = LEARNED + (("--batch-size", str(batch)) if batch else ())
     assert run_fade("compress", *args, "f", cwd=tmp_path).returncode == 0
     if length == 8192:
         info = run_fade("info", "f.fade", cwd=tmp_path).stdout.decode()
@@ -55,6 +60,33 @@ def test_generated_lengths_roundtrip(tmp_path, length, batch):
     result = run_fade("decompress", "-q", "f.fade", cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()
     assert (tmp_path / "f").read_bytes() == data
+
+
+@pytest.mark.parametrize("method", ["fade", "stored", "deflate", "bzip2", "xz"])
+def test_every_method_roundtrips_through_the_cli(tmp_path, method):
+    # Every way of writing an archive, decoded by a fresh process without flags.
+    data = corpus_file("asyoulik.txt").read_bytes()[:3000]
+    (tmp_path / "a").write_bytes(data)
+    result = run_fade("compress", *TINY, "--method", method, "a", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    os.remove(tmp_path / "a")
+    info = run_fade("info", "a.fade", cwd=tmp_path).stdout.decode()
+    assert f"method: {method}\n" in info
+    result = run_fade("decompress", "-q", "a.fade", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert (tmp_path / "a").read_bytes() == data
+
+
+def test_size_floor_picks_compact_archives_where_the_model_cannot_win(tmp_path):
+    shutil.copyfile(corpus_file("edge/random_org_10k.bin"), tmp_path / "random")
+    (tmp_path / "short").write_bytes(corpus_file("alice29.txt").read_bytes()[:200])
+    result = run_fade("compress", "--preset", "tiny", "random", "short", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    summary = result.stderr.decode()
+    assert "random: 10000 -> 10023 bytes" in summary and ", stored," in summary
+    assert "short: 200 ->" in summary
+    info = run_fade("info", "short.fade", cwd=tmp_path).stdout.decode()
+    assert "method: fade" not in info and "original_crc32: " in info
 
 
 def test_stdin_to_stdout_roundtrip(tmp_path):
@@ -86,11 +118,11 @@ def test_info_shows_every_header_field(tmp_path):
     from fade.archive import FIXED_FIELDS, STRING_FIELDS
 
     (tmp_path / "a").write_bytes(b"abracadabra" * 20)
-    assert run_fade("compress", *TINY, "--threads", "1", "a", cwd=tmp_path).returncode == 0
+    assert run_fade("compress", *LEARNED, "--threads", "1", "a", cwd=tmp_path).returncode == 0
     result = run_fade("info", "a.fade", cwd=tmp_path)
     assert result.returncode == 0
     shown = dict(line.strip().split(": ", 1) for line in result.stdout.decode().splitlines()[1:])
-    structural = {"magic", "version", "flags", "header_size", "payload_size", "payload_crc32"}
+    structural = {"magic", "flags", "header_size", "payload_size", "payload_crc32"}
     for name, _ in FIXED_FIELDS:
         if name not in structural:
             assert name in shown, name
@@ -98,6 +130,7 @@ def test_info_shows_every_header_field(tmp_path):
         assert name in shown, name
     assert shown["original_size"] == "220" and shown["threads"] == "1"
     assert shown["preset"] == "tiny" and shown["dtype"] == "float32"
+    assert shown["method"] == "fade" and shown["version"] == "2"
 
 
 def test_decode_restores_the_encoders_thread_count(tmp_path):
@@ -106,7 +139,7 @@ def test_decode_restores_the_encoders_thread_count(tmp_path):
     # the checksum fails (see test_codec for that failure).
     data = corpus_file("plrabn12.txt").read_bytes()[:2500]
     (tmp_path / "p").write_bytes(data)
-    assert run_fade("compress", *TINY, "--threads", "2", "--batch-size", "8", "p",
+    assert run_fade("compress", *LEARNED, "--threads", "2", "--batch-size", "8", "p",
                     cwd=tmp_path).returncode == 0
     os.remove(tmp_path / "p")
     result = run_fade("decompress", "-q", "p.fade", cwd=tmp_path, env={"OMP_NUM_THREADS": "1"})
@@ -118,13 +151,14 @@ def test_decode_restores_the_encoders_thread_count(tmp_path):
 def archive_bytes(tmp_path_factory):
     directory = tmp_path_factory.mktemp("archive")
     (directory / "m").write_bytes(corpus_file("edge/monkey").read_bytes()[:400])
-    assert run_fade("compress", *TINY, "--batch-size", "4", "m", cwd=directory).returncode == 0
+    assert run_fade("compress", *LEARNED, "--batch-size", "4", "m",
+                    cwd=directory).returncode == 0
     return (directory / "m.fade").read_bytes()
 
 
 def _damaged(blob, kind):
     blob = bytearray(blob)
-    header_size = int.from_bytes(blob[12:16], "little")
+    header_size = int.from_bytes(blob[13:17], "little")
     if kind.startswith("truncate-"):
         return bytes(blob[:int(kind.split("-")[1]) if kind != "truncate-payload"
                           else len(blob) - 5])
@@ -135,7 +169,7 @@ def _damaged(blob, kind):
     elif kind == "magic":
         blob[1:5] = b"GZIP"
     elif kind == "version":
-        blob[8:10] = (2).to_bytes(2, "little")
+        blob[8:10] = (3).to_bytes(2, "little")
     elif kind == "trailing":
         blob += b"\x00"
     return bytes(blob)
@@ -146,13 +180,32 @@ def _damaged(blob, kind):
     ("truncate-40", "truncated"), ("truncate-160", "truncated"),
     ("truncate-payload", "truncated"), ("payload-byte", "payload checksum"),
     ("header-byte", "header checksum"), ("magic", "not a fade archive"),
-    ("version", "unsupported format version 2"), ("trailing", "unexpected bytes"),
+    ("version", "unsupported format version 3"), ("trailing", "unexpected bytes"),
 ])
 def test_damaged_archives_fail_cleanly(tmp_path, archive_bytes, kind, reason):
     (tmp_path / "d.fade").write_bytes(_damaged(archive_bytes, kind))
     result = run_fade("decompress", "d.fade", cwd=tmp_path)
     one_error_line(result, "d.fade", reason)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.fade"]
+
+
+@pytest.fixture(scope="module")
+def compact_bytes():
+    from fade import floor
+
+    return floor.compress(corpus_file("lcet10.txt").read_bytes()[:3000], "xz")
+
+
+@pytest.mark.parametrize("change,reason", [
+    (lambda b: b[:15], "truncated"), (lambda b: b[:-9], "xz stream is damaged"),
+    (lambda b: b[:10] + b"\x09" + b[11:], "unsupported method code 9"),
+    (lambda b: b[:11] + (2999).to_bytes(8, "little") + b[19:], "decoded 3000 of 2999"),
+    (lambda b: b[:19] + bytes(4) + b[23:], "CRC-32"),
+])
+def test_damaged_compact_archives_fail_cleanly(tmp_path, compact_bytes, change, reason):
+    (tmp_path / "c.fade").write_bytes(change(compact_bytes))
+    one_error_line(run_fade("decompress", "c.fade", cwd=tmp_path), "c.fade", reason)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.fade"]
 
 
 def test_checksum_mismatch_removes_output(tmp_path, archive_bytes):

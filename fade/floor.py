@@ -1,0 +1,89 @@
+"""The size floor: the compact methods used where the learned model would not win.
+
+A learned archive carries a ~200-byte header and the model starts from a
+random init, so on tiny inputs it cannot beat storing the bytes, and on
+incompressible ones (random, already compressed) nothing can. There fade
+writes a compact archive (23-byte header, `archive.COMPACT_FIELDS`) with the
+data stored raw or coded by one of Python's own codecs, whichever is
+smallest, so an archive is never more than 23 bytes larger than its input.
+"""
+
+from __future__ import annotations
+
+import bz2
+import lzma
+import zlib
+
+import numpy as np
+
+from fade.archive import CompactHeader, pack_compact
+from fade.errors import CorruptArchiveError
+
+# Below this many bytes the model is not tried: its header alone is ~200 bytes.
+MIN_LEARNED_SIZE = 256
+# Incompressible: order-0 entropy at least this many bits per byte, and
+# deflate at its fastest saves under INCOMPRESSIBLE_SAVING of the size.
+INCOMPRESSIBLE_ENTROPY = 7.9
+INCOMPRESSIBLE_SAVING = 0.02
+
+_XZ_PRESET = 9 | lzma.PRESET_EXTREME
+_ENCODERS = {
+    "stored": lambda data: data,
+    "deflate": lambda data: zlib.compress(data, 9),
+    "bzip2": lambda data: bz2.compress(data, 9),
+    "xz": lambda data: lzma.compress(data, format=lzma.FORMAT_XZ, preset=_XZ_PRESET),
+}
+_DECODERS = {
+    "stored": lambda stream: stream,
+    "deflate": zlib.decompress,
+    "bzip2": bz2.decompress,
+    "xz": lambda stream: lzma.decompress(stream, format=lzma.FORMAT_XZ),
+}
+METHODS = tuple(_ENCODERS)  # ties go to the earlier (cheaper to decode) method
+
+
+def order0_entropy(data: bytes) -> float:
+    """Bits per byte of the byte histogram (0.0 for empty input)."""
+    if not data:
+        return 0.0
+    counts = np.bincount(np.frombuffer(data, dtype=np.uint8), minlength=256)
+    p = counts[counts > 0] / len(data)
+    return float(-(p * np.log2(p)).sum())
+
+
+def incompressible(data: bytes) -> bool:
+    """True when the data looks random: a flat byte histogram and nothing for
+    deflate to find. One fast deflate pass; the model is not worth running."""
+    if order0_entropy(data) < INCOMPRESSIBLE_ENTROPY:
+        return False
+    return len(zlib.compress(data, 1)) > (1 - INCOMPRESSIBLE_SAVING) * len(data)
+
+
+def model_worthwhile(data: bytes) -> bool:
+    """Whether the learned model can plausibly beat the compact methods."""
+    return len(data) >= MIN_LEARNED_SIZE and not incompressible(data)
+
+
+def compress(data: bytes, method: str | None = None) -> bytes:
+    """A compact archive of `data`: with `method`, or the smallest of METHODS."""
+    methods = [method] if method else METHODS
+    best = None
+    for name in methods:
+        archive = pack_compact(name, data, _ENCODERS[name](data))
+        if best is None or len(archive) < len(best):
+            best = archive
+    return best
+
+
+def decompress(header: CompactHeader, stream: bytes) -> bytes:
+    """Decode a compact archive's stream; checks its length and CRC-32."""
+    try:
+        data = _DECODERS[header.method](stream)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
+        raise CorruptArchiveError(f"{header.method} stream is damaged ({error})") from None
+    if len(data) != header.original_size:
+        raise CorruptArchiveError(f"archive is damaged or truncated: decoded {len(data)} of "
+                                  f"{header.original_size} bytes")
+    if zlib.crc32(data) != header.original_crc32:
+        raise CorruptArchiveError("decoded data fails its CRC-32 (the archive is damaged)")
+    return data
