@@ -261,7 +261,8 @@ def fade_cli():
 @click.option("--preset", type=click.Choice(list(PRESETS)), default=DEFAULT_PRESET,
               show_default=True, help="Model size.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
-              help="Sub-streams coded as one batch [default: size // 2048, in 1..512].")
+              help="Sub-streams coded as one batch [default: size // 2048, at most 128 "
+                   "for balanced on a CPU, else 512].")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="CPU threads for the model; recorded so the decoder uses the same "
                    "[default: torch's, one per core].")
@@ -279,7 +280,7 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, pres
             torch_device = resolve_device(device)
             _say(f"{'stdin' if path == STDIO else path}: compressing on {torch_device.type} "
                  f"({device_name(torch_device)}), preset {preset}, "
-                 f"batch {batch_size_for(len(data), batch_size)}, "
+                 f"batch {batch_size_for(len(data), batch_size, preset, torch_device.type)}, "
                  f"{threads or torch.get_num_threads()} threads")
         bar = make_bar(len(data))
         try:

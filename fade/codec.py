@@ -202,9 +202,10 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     """Compress `data` into a self-describing archive (see docs/format.md).
 
     `model` or `preset_name` picks the predictor (default: the default
-    preset); `batch_size` defaults to `config.default_batch_size(len(data))`;
-    `threads` defaults to torch's current intra-op thread count. Cost: one
-    forward, backward and Adam step per ceil(len(data) / batch_size) bytes.
+    preset); `batch_size` defaults to `config.default_batch_size` for the
+    size, preset and device; `threads` defaults to torch's current intra-op
+    thread count. Cost: one forward, backward and Adam step per
+    ceil(len(data) / batch_size) bytes.
 
     `method` "auto" runs the model unless the input is too small or looks
     random (then, and whenever the model's archive would be larger than the
@@ -222,7 +223,7 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     threads = threads or torch.get_num_threads()
     if not 1 <= threads <= MAX_THREADS:
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
-    batch = batch_size_for(len(data), batch_size)
+    batch = batch_size_for(len(data), batch_size, preset_name, torch_device.type)
     if method not in ("auto", LEARNED):
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):

@@ -89,22 +89,37 @@ def preset(name: str) -> ModelConfig:
 
 # Default batch-size rule. A sub-stream must be long enough for the online
 # model to learn: at batch 512 the paper's own code loses to xz on a 100 kB
-# file (195 bytes per sub-stream, FACTS.md), while on alice29.txt batch 16 and
-# batch 64 (9.5 kB and 2.4 kB per sub-stream) differ by under 1%. So every
-# sub-stream gets at least MIN_SUBSTREAM bytes, and the batch is capped at the
-# paper's 512.
+# file (195 bytes per sub-stream, FACTS.md). So every sub-stream gets at least
+# MIN_SUBSTREAM bytes, and the batch is capped per preset and device.
 MIN_SUBSTREAM = 2048
-MAX_DEFAULT_BATCH = 512
+# On the CPU a step's time grows with the batch, so fewer sub-streams cost
+# little time and gain ratio. Measured on enwik6 with balanced (README, "Batch
+# size"): batch 512 -> ratio 3.510, 128 -> 3.675 (4.49 KB/s), 64 -> 3.698
+# (3.24 KB/s): 128 is the knee. fast and medium are sized for batch 512, their
+# speed comes from it; the paper's model is slower per byte at smaller batches.
+CPU_BATCH_CAPS = {"balanced": 128}
+# A GPU step costs about the same at any batch up to the paper's 512 (not yet
+# measured here: no GPU was lent), so there the cap is 512 for every preset.
+DEFAULT_BATCH_CAP = 512
 
 
-def default_batch_size(length: int) -> int:
-    """Number of sub-streams for a file of `length` bytes: length // 2048, in [1, 512]."""
-    return max(1, min(MAX_DEFAULT_BATCH, length // MIN_SUBSTREAM))
+def batch_cap(preset_name: str | None = None, device_kind: str = "cpu") -> int:
+    """Most sub-streams the default rule gives `preset_name` on `device_kind`."""
+    if device_kind == "cpu":
+        return CPU_BATCH_CAPS.get(preset_name or "", DEFAULT_BATCH_CAP)
+    return DEFAULT_BATCH_CAP
 
 
-def batch_size_for(length: int, requested: int | None = None) -> int:
+def default_batch_size(length: int, preset_name: str | None = None,
+                       device_kind: str = "cpu") -> int:
+    """Number of sub-streams for `length` bytes: length // 2048, in [1, batch_cap]."""
+    return max(1, min(batch_cap(preset_name, device_kind), length // MIN_SUBSTREAM))
+
+
+def batch_size_for(length: int, requested: int | None = None, preset_name: str | None = None,
+                   device_kind: str = "cpu") -> int:
     """The batch actually used: the request or the default, never more than
     one sub-stream per byte (0 for empty input)."""
     if requested is not None and requested < 1:
         raise FadeError("batch size must be at least 1")
-    return min(requested or default_batch_size(length), length)
+    return min(requested or default_batch_size(length, preset_name, device_kind), length)

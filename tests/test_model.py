@@ -68,6 +68,11 @@ def test_default_batch_size_rule():
     assert default_batch_size(100_000) == 48
     assert default_batch_size(1_000_000) == 488
     assert default_batch_size(10**9) == 512
+    # Per preset and device: balanced is capped at 128 on the CPU only.
+    assert default_batch_size(1_000_000, "balanced") == 128
+    assert default_batch_size(100_000, "balanced") == 48
+    assert default_batch_size(1_000_000, "balanced", "cuda") == 488
+    assert default_batch_size(10**9, "fast") == default_batch_size(10**9, "paper") == 512
 
 
 def test_config_validation_rejects_impossible_sizes():
