@@ -39,7 +39,8 @@ def step_times(preset_name: str, batch: int, steps: int) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("configs", nargs="*", default=["paper:512", "balanced:512", "fast:512", "tiny:64"])
+    parser.add_argument("configs", nargs="*",
+                        default=["paper:512", "balanced:128", "fast:512", "tiny:64"])
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--steps", type=int, default=12)
     args = parser.parse_args()
