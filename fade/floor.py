@@ -33,11 +33,12 @@ _ENCODERS = {
     "bzip2": lambda data: bz2.compress(data, 9),
     "xz": lambda data: lzma.compress(data, format=lzma.FORMAT_XZ, preset=_XZ_PRESET),
 }
-_DECODERS = {
-    "stored": lambda stream: stream,
-    "deflate": zlib.decompress,
-    "bzip2": bz2.decompress,
-    "xz": lambda stream: lzma.decompress(stream, format=lzma.FORMAT_XZ),
+# Streaming decompressors, so that a damaged or hostile archive cannot make
+# fade inflate more than the original size it declares.
+_DECOMPRESSORS = {
+    "deflate": zlib.decompressobj,
+    "bzip2": bz2.BZ2Decompressor,
+    "xz": lambda: lzma.LZMADecompressor(format=lzma.FORMAT_XZ),
 }
 METHODS = tuple(_ENCODERS)  # ties go to the earlier (cheaper to decode) method
 
@@ -75,13 +76,31 @@ def compress(data: bytes, method: str | None = None) -> bytes:
     return best
 
 
-def decompress(header: CompactHeader, stream: bytes) -> bytes:
-    """Decode a compact archive's stream; checks its length and CRC-32."""
+def _inflate(method: str, stream: bytes, size: int) -> bytes:
+    """At most size + 1 bytes of `stream`, which must end exactly where it is complete."""
+    if method == "stored":
+        return stream
+    decompressor = _DECOMPRESSORS[method]()
     try:
-        data = _DECODERS[header.method](stream)
-    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
-        raise CorruptArchiveError(f"{header.method} stream is damaged ({error})") from None
-    if len(data) != header.original_size:
+        data = decompressor.decompress(stream, size + 1)
+    except (OSError, EOFError, ValueError, OverflowError, zlib.error, lzma.LZMAError) as error:
+        raise CorruptArchiveError(f"{method} stream is damaged ({error})") from None
+    if len(data) <= size and not decompressor.eof:
+        raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
+    if decompressor.unused_data:
+        raise CorruptArchiveError(f"{len(decompressor.unused_data)} unexpected bytes after "
+                                  f"the {method} stream")
+    return data
+
+
+def decompress(header: CompactHeader, stream: bytes) -> bytes:
+    """Decode a compact archive's stream; checks its length and CRC-32.
+    Never holds more than the declared size plus one byte of output."""
+    data = _inflate(header.method, stream, header.original_size)
+    if len(data) > header.original_size:
+        raise CorruptArchiveError(f"archive is damaged: its stream holds more than the "
+                                  f"{header.original_size} bytes declared")
+    if len(data) < header.original_size:
         raise CorruptArchiveError(f"archive is damaged or truncated: decoded {len(data)} of "
                                   f"{header.original_size} bytes")
     if zlib.crc32(data) != header.original_crc32:

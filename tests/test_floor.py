@@ -68,3 +68,15 @@ def test_incompressible_detection_on_real_files():
 def test_unknown_method_is_a_fade_error():
     with pytest.raises(fade.FadeError, match="unknown method 'gzip'"):
         fade.compress(b"data", method="gzip")
+
+
+@pytest.mark.parametrize("method", ["deflate", "bzip2", "xz"])
+def test_declared_size_bounds_decompression(method):
+    # A compact archive that declares fewer bytes than its stream holds (a
+    # bomb, or damage) fails without inflating the rest; an impossible size too.
+    data = bytes(1 << 20)  # 1 MiB of zeros: a stream of a few hundred bytes
+    packed = fade.compress(data, method=method)
+    for size in (10, 2**64 - 1):
+        lying = packed[:11] + size.to_bytes(8, "little") + packed[19:]
+        with pytest.raises(fade.CorruptArchiveError):
+            fade.decompress(lying)
