@@ -6,12 +6,13 @@ It never imports click or tqdm; progress is reported through a callback.
 
 __version__ = "0.2.0"
 
-from fade.archive import Header  # noqa: E402
+from fade.archive import CompactHeader, Header  # noqa: E402
 from fade.codec import compress, decompress, read_header  # noqa: E402
 from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
 
 __all__ = [
-    "ChecksumMismatchError", "CorruptArchiveError", "FadeError", "FormatError", "Header",
-    "ModelConfig", "PRESETS", "compress", "decompress", "default_batch_size", "read_header",
+    "ChecksumMismatchError", "CompactHeader", "CorruptArchiveError", "FadeError", "FormatError",
+    "Header", "ModelConfig", "PRESETS", "compress", "decompress", "default_batch_size",
+    "read_header",
 ]
