@@ -211,7 +211,7 @@ def unpack(blob: bytes) -> tuple[Header | CompactHeader, bytes]:
         raise FormatError(f"unsupported format version {version} "
                           f"(this fade reads versions {', '.join(map(str, READABLE_VERSIONS))}); "
                           "upgrade fade")
-    method = LEARNED if version == 1 else _enum(METHODS, blob[_PREFIX.size], "method")
+    method = method_of(blob)
     if method != LEARNED:
         if len(blob) < _COMPACT.size:
             raise CorruptArchiveError("archive is truncated (incomplete header)")
@@ -221,9 +221,10 @@ def unpack(blob: bytes) -> tuple[Header | CompactHeader, bytes]:
 
 
 def method_of(blob: bytes) -> str:
-    """The method of a well-formed archive, from its first bytes (no checks)."""
+    """The method named by an archive's first 11 bytes (magic and version
+    already checked); an unknown method code is a FormatError."""
     _, version = _PREFIX.unpack_from(blob)
-    return LEARNED if version == 1 else METHODS[blob[_PREFIX.size]]
+    return LEARNED if version == 1 else _enum(METHODS, blob[_PREFIX.size], "method")
 
 
 def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:

@@ -267,8 +267,11 @@ def read_header(archive: bytes) -> Header | CompactHeader:
     return unpack(archive)[0]
 
 
-def decode_device(header: Header, device: str = "auto") -> torch.device:
-    """The device to decode on: by default the archive's kind, where present."""
+def decode_device(header: Header | CompactHeader, device: str = "auto") -> torch.device:
+    """The device to decode on: by default the archive's kind, where present;
+    the CPU for a compact archive, which runs no model."""
+    if isinstance(header, CompactHeader):
+        return resolve_device("cpu")
     if device == "auto":
         device = header.device_kind if header.device_kind != "cuda" or torch.cuda.is_available() \
             else "cpu"

@@ -40,7 +40,7 @@ _DECOMPRESSORS = {
     "bzip2": bz2.BZ2Decompressor,
     "xz": lambda: lzma.LZMADecompressor(format=lzma.FORMAT_XZ),
 }
-METHODS = tuple(_ENCODERS)  # ties go to the earlier (cheaper to decode) method
+COMPACT_METHODS = tuple(_ENCODERS)  # ties go to the earlier (cheaper to decode) method
 
 
 def order0_entropy(data: bytes) -> float:
@@ -66,8 +66,8 @@ def model_worthwhile(data: bytes) -> bool:
 
 
 def compress(data: bytes, method: str | None = None) -> bytes:
-    """A compact archive of `data`: with `method`, or the smallest of METHODS."""
-    methods = [method] if method else METHODS
+    """A compact archive of `data`: with `method`, or the smallest of COMPACT_METHODS."""
+    methods = [method] if method else COMPACT_METHODS
     best = None
     for name in methods:
         archive = pack_compact(name, data, _ENCODERS[name](data))

@@ -313,8 +313,7 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
                                  device=device.type, threads=params["threads"])
     else:
         header = fade.read_header(data)
-        device = resolve_device("cpu") if isinstance(header, CompactHeader) else \
-            decode_device(header, params["device"])
+        device = decode_device(header, params["device"])
 
         def call() -> bytes:
             return fade.decompress(data, device=device.type)
@@ -326,7 +325,8 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         gpu_peak = torch.cuda.max_memory_allocated(device) / MIB
-    header = fade.read_header(output if operation == "compress" else data)
+    if operation == "compress":
+        header = fade.read_header(output)
     if isinstance(header, CompactHeader):  # the size floor stood in for the model
         details = f"{header.method} (size floor)"
     else:
