@@ -22,9 +22,10 @@ import click
 import torch
 
 import fade
-from fade.archive import CompactHeader, method_of
+from fade import floats
+from fade.archive import method_of
 from fade.codec import (DEVICES, MAX_THREADS, METHOD_CHOICES, decode_device, device_name,
-                        environment_differences, resolve_device)
+                        environment_differences, model_header, resolve_device)
 from fade.config import DEFAULT_PRESET, PRESETS, batch_size_for
 
 # Exit codes, in one place.
@@ -267,25 +268,46 @@ def fade_cli():
               help="CPU threads for the model; recorded so the decoder uses the same "
                    "[default: torch's, one per core].")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="auto", show_default=True,
-              help="auto: the model, or a compact archive (stored/deflate/bzip2/xz, at most "
-                   "23 bytes over the input) where the model cannot win; fade: always the "
-                   "model; others: force that compact method.")
+              help="auto: float data as floats (with --floats fast/strong), else the model, or a compact archive "
+                   "(stored/deflate/bzip2/xz, at most 23 bytes over the input) where the "
+                   "model cannot win; fade: always the model on the plain bytes; floats: "
+                   "require float data; others: force that compact method.")
+@click.option("--dtype", type=click.Choice(floats.DTYPE_CHOICES), default="auto",
+              show_default=True,
+              help="auto: find float tensors in .npy and .safetensors files; bf16/fp16/fp32: "
+                   "the input is a raw little-endian array of that type; none: plain bytes.")
+@click.option("--floats", "float_mode", type=click.Choice(floats.MODES), default="off",
+              show_default=True,
+              help="Float data: off codes it as plain bytes; fast codes the exponents only "
+                   "(hundreds of MB/s); strong feeds byte planes to the model.")
+@click.option("--float-codec", type=click.Choice(floats.CODEC_CHOICES), default="auto",
+              show_default=True,
+              help="Exponent codec in fast mode (auto: the smallest by estimate, per tensor).")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, preset,
-             batch_size, threads, method):
+             batch_size, threads, method, dtype, float_mode, float_codec):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
 
     def transform(data: bytes, make_bar, path: str) -> bytes:
+        name = "stdin" if path == STDIO else path
+        if dtype == "auto" and method in ("auto", "floats") and float_mode != "off":
+            try:
+                floats.find(data, dtype)
+            except floats.NotAContainer as error:
+                if opts.verbosity > 0:
+                    _say(f"{name}: warning: looks like a tensor file but {error}; "
+                         "compressing it as plain bytes")
         if opts.verbosity > 1:
             torch_device = resolve_device(device)
-            _say(f"{'stdin' if path == STDIO else path}: compressing on {torch_device.type} "
+            _say(f"{name}: compressing on {torch_device.type} "
                  f"({device_name(torch_device)}), preset {preset}, "
                  f"batch {batch_size_for(len(data), batch_size, preset, torch_device.type)}, "
                  f"{threads or torch.get_num_threads()} threads")
         bar = make_bar(len(data))
         try:
             return fade.compress(data, preset_name=preset, batch_size=batch_size,
-                                 device=device, threads=threads, method=method, progress=bar)
+                                 device=device, threads=threads, method=method, dtype=dtype,
+                                 float_mode=float_mode, float_codec=float_codec, progress=bar)
         finally:
             bar.close()
 
@@ -299,8 +321,8 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device):
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
 
     def transform(archive: bytes, make_bar, path: str) -> bytes:
-        header = fade.read_header(archive)
-        if isinstance(header, CompactHeader):  # no model: nothing to set up or warn about
+        header = model_header(archive)  # a strong floats archive's nested one
+        if header is None:  # no model: nothing to set up or warn about
             return fade.decompress(archive)
         torch_device = decode_device(header, device)
         name = "stdin" if path == STDIO else path

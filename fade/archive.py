@@ -1,4 +1,4 @@
-"""The .fade archive format, version 2 (specified in docs/format.md).
+"""The .fade archive format, version 3 (specified in docs/format.md).
 
 Every archive starts with the magic number, the format version and (from
 version 2 on) a method byte. Method `fade` is the learned model: a header
@@ -23,13 +23,16 @@ from fade.config import ModelConfig
 from fade.errors import CorruptArchiveError, FormatError
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
-# How the data is coded. Only "fade" runs the learned model; the others are
-# the size floor (fade.floor), each a standard stream of the stdlib codec.
-METHODS = {0: "stored", 1: "fade", 2: "deflate", 3: "bzip2", 4: "xz"}
+# How the data is coded. Only "fade" runs the learned model; stored, deflate,
+# bzip2 and xz are the size floor (fade.floor), each a standard stream of the
+# stdlib codec; "floats" splits float tensors into exponent and sign/mantissa
+# streams (fade.floats) and is new in version 3.
+METHODS = {0: "stored", 1: "fade", 2: "deflate", 3: "bzip2", 4: "xz", 5: "floats"}
 LEARNED = "fade"
+FLOATS = "floats"
 
 # Fixed part of a learned ("fade") archive's header: (field, struct code), in
 # file order. docs/format.md has the same table; tests/test_format.py keeps
@@ -81,6 +84,30 @@ COMPACT_FIELDS = [
 ]
 _COMPACT = struct.Struct("<" + "".join(code for _, code in COMPACT_FIELDS))
 COMPACT_OVERHEAD = _COMPACT.size  # 23 bytes
+
+# A "floats" archive: the compact fields above, then this table, one
+# SEGMENT_FIELDS row per segment, the CRC-32 of every byte before it, and
+# the segments' streams in order (fast mode) or one nested archive of the
+# byte planes (strong mode).
+FLOAT_FIELDS = [
+    ("mode", "B"),
+    ("source", "B"),
+    ("segment_count", "I"),
+    ("payload_crc32", "I"),  # of everything after the table's CRC
+]
+SEGMENT_FIELDS = [
+    ("type", "B"),  # SEGMENT_TYPES, | BIG_ENDIAN
+    ("codec", "B"),  # EXPONENT_CODECS; 0 for bytes and in strong mode
+    ("length", "Q"),  # bytes of the original
+    ("stream_size", "Q"),  # bytes of this segment's stream; 0 in strong mode
+]
+_FLOAT_TABLE = struct.Struct("<" + "".join(code for _, code in FLOAT_FIELDS))
+_SEGMENT = struct.Struct("<" + "".join(code for _, code in SEGMENT_FIELDS))
+FLOAT_MODES = {0: "fast", 1: "strong"}
+FLOAT_SOURCES = {0: "raw", 1: "npy", 2: "safetensors"}
+SEGMENT_TYPES = {0: "bytes", 1: "bf16", 2: "fp16", 3: "fp32"}
+BIG_ENDIAN = 0x80
+EXPONENT_CODECS = {0: "none", 1: "window7", 2: "top16", 3: "huffman", 4: "rlh"}
 # After the fixed part: these UTF-8 strings, each as u16 length + bytes,
 # then the CRC-32 of every header byte before it.
 STRING_FIELDS = ["preset", "device_name", "torch_version", "cpu_capability", "fade_version"]
@@ -147,6 +174,42 @@ class CompactHeader:
                 "original_crc32": f"{self.original_crc32:08x}"}
 
 
+@dataclass(frozen=True)
+class Segment:
+    """A run of the original: plain bytes, or values of one float type."""
+
+    type: str  # SEGMENT_TYPES value
+    length: int  # bytes
+    big_endian: bool = False
+    codec: str = "none"  # how the exponents were coded (fast mode)
+    stream_size: int = 0
+
+
+@dataclass(frozen=True)
+class FloatHeader:
+    """Header of a "floats" archive: the original's size and CRC, and its segments."""
+
+    original_size: int
+    original_crc32: int
+    mode: str  # "fast" (exponent codecs) or "strong" (byte planes to a nested archive)
+    source: str  # "raw", "npy" or "safetensors": how the segments were found
+    segments: tuple[Segment, ...]
+    version: int = VERSION
+    method: str = FLOATS
+
+    def fields(self) -> dict[str, object]:
+        """Flat name -> value view, as `fade info` prints it."""
+        kinds: dict[str, int] = {}
+        for segment in self.segments:
+            name = segment.type if segment.codec == "none" else f"{segment.type}/{segment.codec}"
+            kinds[name] = kinds.get(name, 0) + segment.length
+        return {"version": self.version, "method": self.method, "mode": self.mode,
+                "source": self.source, "original_size": self.original_size,
+                "original_crc32": f"{self.original_crc32:08x}",
+                "segments": len(self.segments),
+                "bytes_by_type": ", ".join(f"{k} {v}" for k, v in kinds.items())}
+
+
 def sha256(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
@@ -188,6 +251,51 @@ def pack_compact(method: str, original: bytes, stream: bytes) -> bytes:
     return _COMPACT.pack(MAGIC, VERSION, code, len(original), zlib.crc32(original)) + stream
 
 
+def pack_floats(header: FloatHeader, original: bytes, payload: bytes) -> bytes:
+    """A "floats" archive: the header's table, then `payload` (the segment streams)."""
+    if sum(s.length for s in header.segments) != len(original):
+        raise ValueError("segments do not cover the original")
+    head = _COMPACT.pack(MAGIC, VERSION, _code(METHODS, FLOATS, "method"), len(original),
+                         zlib.crc32(original))
+    head += _FLOAT_TABLE.pack(_code(FLOAT_MODES, header.mode, "mode"),
+                              _code(FLOAT_SOURCES, header.source, "source"),
+                              len(header.segments), zlib.crc32(payload))
+    for segment in header.segments:
+        kind = _code(SEGMENT_TYPES, segment.type, "segment type")
+        head += _SEGMENT.pack(kind | (BIG_ENDIAN if segment.big_endian else 0),
+                              _code(EXPONENT_CODECS, segment.codec, "codec"),
+                              segment.length, segment.stream_size)
+    return head + _U32.pack(zlib.crc32(head)) + payload
+
+
+def _unpack_floats(blob: bytes, version: int, size: int, crc: int) -> tuple[FloatHeader, bytes]:
+    offset = _COMPACT.size
+    if len(blob) < offset + _FLOAT_TABLE.size:
+        raise CorruptArchiveError("archive is truncated (incomplete header)")
+    mode, source, count, payload_crc = _FLOAT_TABLE.unpack_from(blob, offset)
+    offset += _FLOAT_TABLE.size
+    end = offset + count * _SEGMENT.size
+    if len(blob) < end + _U32.size:
+        raise CorruptArchiveError("archive is truncated (incomplete segment table)")
+    if zlib.crc32(blob[:end]) != _U32.unpack_from(blob, end)[0]:
+        raise CorruptArchiveError("header checksum mismatch (the archive is damaged)")
+    segments = []
+    for kind, codec, length, stream_size in _SEGMENT.iter_unpack(blob[offset:end]):
+        segments.append(Segment(_enum(SEGMENT_TYPES, kind & ~BIG_ENDIAN, "segment type"), length,
+                                bool(kind & BIG_ENDIAN), _enum(EXPONENT_CODECS, codec, "codec"),
+                                stream_size))
+    header = FloatHeader(size, crc, _enum(FLOAT_MODES, mode, "mode"),
+                         _enum(FLOAT_SOURCES, source, "source"), tuple(segments), version)
+    if sum(s.length for s in segments) != size:
+        raise CorruptArchiveError("segment lengths do not add up to the original size")
+    payload = blob[end + _U32.size:]
+    if zlib.crc32(payload) != payload_crc:
+        raise CorruptArchiveError("payload checksum mismatch (the archive is damaged)")
+    if header.mode == "fast" and sum(s.stream_size for s in segments) != len(payload):
+        raise CorruptArchiveError("segment streams do not fill the payload")
+    return header, payload
+
+
 def _enum(table: dict[int, str], code: int, field: str) -> str:
     if code not in table:
         raise FormatError(f"unsupported {field} code {code} (this fade reads format "
@@ -195,11 +303,11 @@ def _enum(table: dict[int, str], code: int, field: str) -> str:
     return table[code]
 
 
-def unpack(blob: bytes) -> tuple[Header | CompactHeader, bytes]:
+def unpack(blob: bytes) -> tuple[Header | CompactHeader | FloatHeader, bytes]:
     """Parse and check an archive; raise FormatError or CorruptArchiveError.
 
     Returns the header and the payload (the coder's words for "fade", the
-    method's stream otherwise). Cost: one CRC-32 pass over a learned archive.
+    segment streams for "floats", the method's stream otherwise). Cost: one CRC-32 pass over a learned archive.
     Nothing is decoded here.
     """
     if len(blob) < len(MAGIC) or blob[:len(MAGIC)] != MAGIC:
@@ -216,6 +324,8 @@ def unpack(blob: bytes) -> tuple[Header | CompactHeader, bytes]:
         if len(blob) < _COMPACT.size:
             raise CorruptArchiveError("archive is truncated (incomplete header)")
         _, _, _, size, crc = _COMPACT.unpack_from(blob)
+        if method == FLOATS:
+            return _unpack_floats(blob, version, size, crc)
         return CompactHeader(method, size, crc, version), blob[_COMPACT.size:]
     return _unpack_learned(blob, version)
 
@@ -224,7 +334,12 @@ def method_of(blob: bytes) -> str:
     """The method named by an archive's first 11 bytes (magic and version
     already checked); an unknown method code is a FormatError."""
     _, version = _PREFIX.unpack_from(blob)
-    return LEARNED if version == 1 else _enum(METHODS, blob[_PREFIX.size], "method")
+    if version == 1:
+        return LEARNED
+    method = _enum(METHODS, blob[_PREFIX.size], "method")
+    if method == FLOATS and version < 3:
+        raise FormatError(f"method {FLOATS!r} does not exist in format v{version}")
+    return method
 
 
 def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -31,9 +32,9 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from fade import __version__  # noqa: E402
-from fade import floor  # noqa: E402
-from fade.archive import (COMPACT_OVERHEAD, LEARNED, METHODS, CompactHeader, Header,  # noqa: E402
-                          pack, sha256, unpack)
+from fade import floats, floor  # noqa: E402
+from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHeader,  # noqa: E402
+                          FloatHeader, Header, pack, pack_floats, sha256, unpack)
 from fade.config import DEFAULT_PRESET, ModelConfig, batch_size_for, preset  # noqa: E402
 from fade.entropy import PROB_DTYPE, Decoder, Encoder  # noqa: E402
 from fade.errors import ChecksumMismatchError, FadeError  # noqa: E402
@@ -198,7 +199,8 @@ def _run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device,
 
 def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str | None = None,
              batch_size: int | None = None, device: str = "auto", threads: int | None = None,
-             seed: int = 0, method: str = "auto", progress: Progress | None = None) -> bytes:
+             seed: int = 0, method: str = "auto", dtype: str = "auto", float_mode: str = "off",
+             float_codec: str = "auto", progress: Progress | None = None) -> bytes:
     """Compress `data` into a self-describing archive (see docs/format.md).
 
     `model` or `preset_name` picks the predictor (default: the default
@@ -212,9 +214,21 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     stored data, the smallest compact archive is written, at most 23 bytes
     over the input); "fade" always runs the model; "stored", "deflate",
     "bzip2" and "xz" force that compact method.
+
+    Float data: with `float_mode` "fast" or "strong", methods "auto" and
+    "floats" look for floats (`dtype`: "auto" finds .npy and .safetensors
+    files by content, a type name reads a raw array, "none" never splits) and
+    write a "floats" archive: "fast" codes the exponents with `float_codec`
+    and keeps sign and mantissa raw; "strong" codes byte planes with the
+    model (a nested archive). "off" (the default: on the real float files
+    measured, the model on the plain bytes compresses best) codes float
+    data as bytes. A broken container header counts as plain bytes.
     """
     if method not in METHOD_CHOICES:
         raise FadeError(f"unknown method {method!r} (choose from {', '.join(METHOD_CHOICES)})")
+    if float_mode not in floats.MODES:
+        raise FadeError(f"unknown float mode {float_mode!r} (choose from "
+                        f"{', '.join(floats.MODES)})")
     if model is None:
         preset_name = preset_name or DEFAULT_PRESET
         model = preset(preset_name)
@@ -224,6 +238,22 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if not 1 <= threads <= MAX_THREADS:
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
     batch = batch_size_for(len(data), batch_size, preset_name, torch_device.type)
+    if method == FLOATS and float_mode == "off":
+        raise FadeError("method floats needs float mode fast or strong (--floats)")
+    if method in ("auto", FLOATS) and float_mode != "off":
+        try:
+            found = floats.find(data, dtype)
+        except floats.NotAContainer:
+            found = None
+        if found is not None:
+            archive = _compress_floats(data, *found, float_mode, float_codec, dict(
+                model=model, preset_name=preset_name, batch_size=batch_size, device=device,
+                threads=threads, seed=seed, progress=progress))
+            if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
+                return floor.compress(data, "stored")
+            return archive
+        if method == FLOATS:
+            raise FadeError("no float data found (use --dtype for a raw array)")
     if method not in ("auto", LEARNED):
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):
@@ -233,6 +263,18 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
         return min(archive, floor.compress(data), key=len)
     return archive
+
+
+def _compress_floats(data: bytes, source: str, segments: list, mode: str, codec: str,
+                     settings: dict) -> bytes:
+    """A "floats" archive; strong mode nests an archive of the byte planes
+    made with `settings` (the caller's model settings, method auto)."""
+    if mode == "fast":
+        segments, payload = floats.encode_fast(data, segments, codec)
+    else:
+        payload = compress(floats.to_planes(data, segments), method="auto", dtype="none",
+                           **settings)
+    return pack_floats(FloatHeader(len(data), 0, mode, source, tuple(segments)), data, payload)
 
 
 def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: int,
@@ -262,15 +304,25 @@ def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: 
     return pack(header, encoder.finish())
 
 
-def read_header(archive: bytes) -> Header | CompactHeader:
+def read_header(archive: bytes) -> Header | CompactHeader | FloatHeader:
     """Parse and check an archive's header (and a learned one's payload checksum)."""
     return unpack(archive)[0]
 
 
-def decode_device(header: Header | CompactHeader, device: str = "auto") -> torch.device:
+def model_header(archive: bytes) -> Header | None:
+    """The learned header that decoding `archive` runs the model with: its
+    own, or a strong floats archive's nested one; None if no model runs."""
+    header, payload = unpack(archive)
+    if isinstance(header, FloatHeader) and header.mode == "strong":
+        return model_header(payload)
+    return header if isinstance(header, Header) else None
+
+
+def decode_device(header: Header | CompactHeader | FloatHeader,
+                  device: str = "auto") -> torch.device:
     """The device to decode on: by default the archive's kind, where present;
-    the CPU for a compact archive, which runs no model."""
-    if isinstance(header, CompactHeader):
+    the CPU for an archive that runs no model."""
+    if not isinstance(header, Header):
         return resolve_device("cpu")
     if device == "auto":
         device = header.device_kind if header.device_kind != "cuda" or torch.cuda.is_available() \
@@ -285,6 +337,8 @@ def decompress(archive: bytes, *, device: str = "auto",
     header, payload = unpack(archive)
     if isinstance(header, CompactHeader):
         return floor.decompress(header, payload)
+    if isinstance(header, FloatHeader):
+        return _decompress_floats(header, payload, device, progress)
     torch_device = decode_device(header, device)
     decoder = Decoder(payload)
     out = np.zeros(header.original_size, dtype=np.uint8)
@@ -306,5 +360,17 @@ def decompress(archive: bytes, *, device: str = "auto",
                  + "; ".join(differences)) if differences else \
             "the archive is damaged, or this build of torch is not deterministic here"
         raise ChecksumMismatchError(f"decoded data fails the SHA-256 check; likely cause: {cause}")
+    return data
+
+
+def _decompress_floats(header: FloatHeader, payload: bytes, device: str,
+                       progress: Progress | None) -> bytes:
+    if header.mode == "fast":
+        data = floats.decode_fast(header.segments, payload)
+    else:
+        planes = decompress(payload, device=device, progress=progress)
+        data = floats.from_planes(planes, header.segments)
+    if len(data) != header.original_size or zlib.crc32(data) != header.original_crc32:
+        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged)")
     return data
 

@@ -2,30 +2,46 @@
 
     python scripts/make_golden.py
 
-Writes tests/golden/v<VERSION>-tiny.fade (learned) and v<VERSION>-stored.fade
-(compact), each beside the input it encodes. Run once per format version and
-never regenerate an older version's files: old archives must keep decoding.
+Writes tests/golden/v<VERSION>-<kind>.fade for each kind below, each beside
+the input it encodes. Run once per format version and never regenerate an
+older version's files: old archives must keep decoding.
 """
 
+import io
 from pathlib import Path
+
+import numpy as np
 
 import fade
 from fade.archive import VERSION
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 # Made up here (not corpus data): text with repeats, so the model has something to learn.
-INPUT = b"".join(b"fade golden archive, line %d: the quick brown fox jumps over the lazy dog\n"
-                 % i for i in range(6))
+TEXT = b"".join(b"fade golden archive, line %d: the quick brown fox jumps over the lazy dog\n"
+                % i for i in range(6))
+# A damped sine as bf16 words (float32 truncated to its high half), and as an
+# fp32 .npy file, with a NaN, an infinity, -0.0 and a subnormal.
+WAVE = (np.sin(np.arange(300) * 0.07) * np.exp(-np.arange(300) / 200)).astype(np.float32)
+WAVE[[3, 50, 100, 150]] = [np.nan, np.inf, -0.0, 1e-40]
+BF16 = (WAVE.view(np.uint32) >> 16).astype("<u2").tobytes()
+NPY = io.BytesIO()
+np.save(NPY, WAVE)
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
-ARCHIVES = {"tiny": dict(SETTINGS, method="fade"), "stored": dict(method="stored")}
+ARCHIVES = {
+    "tiny": (TEXT, dict(SETTINGS, method="fade")),
+    "stored": (TEXT, dict(method="stored")),
+    "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
+                               float_codec="huffman")),
+    "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),
+}
 
 
 def main() -> None:
     GOLDEN.mkdir(parents=True, exist_ok=True)
-    for name, settings in ARCHIVES.items():
+    for name, (data, settings) in ARCHIVES.items():
         stem = GOLDEN / f"v{VERSION}-{name}"
-        stem.with_suffix(".input").write_bytes(INPUT)
-        stem.with_suffix(".fade").write_bytes(fade.compress(INPUT, **settings))
+        stem.with_suffix(".input").write_bytes(data)
+        stem.with_suffix(".fade").write_bytes(fade.compress(data, **settings))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,10 @@ def laid_out(fields):
 def test_document_tables_match_the_code():
     assert documented_fields("### Fixed part") == laid_out(archive.FIXED_FIELDS)
     assert documented_fields("## Compact archive") == laid_out(archive.COMPACT_FIELDS)
+    table = [(offset + archive.COMPACT_OVERHEAD, size, code, name)
+             for offset, size, code, name in laid_out(archive.FLOAT_FIELDS)]
+    assert documented_fields("### Float table") == table
+    assert documented_fields("### Segment row") == laid_out(archive.SEGMENT_FIELDS)
     assert f"Format version: **{archive.VERSION}**" in DOC
     assert f"fixed part ({struct.calcsize('<' + ''.join(c for _, c in archive.FIXED_FIELDS))} B)" \
         in DOC
@@ -51,7 +55,7 @@ def _raw(blob, fields):
             for offset, _, code, name in fields}
 
 
-@pytest.mark.parametrize("name, version", [("v1-tiny", 1), ("v2-tiny", 2)])
+@pytest.mark.parametrize("name, version", [("v1-tiny", 1), ("v2-tiny", 2), ("v3-tiny", 3)])
 def test_golden_learned_archive_fields_at_documented_offsets(name, version):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     original = (GOLDEN / f"{name}.input").read_bytes()
@@ -77,9 +81,9 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version):
     assert fade.decompress(blob) == original
 
 
-def test_golden_v2_archive_reencodes_identically():
-    blob = (GOLDEN / "v2-tiny.fade").read_bytes()
-    original = (GOLDEN / "v2-tiny.input").read_bytes()
+def test_golden_v3_archive_reencodes_identically():
+    blob = (GOLDEN / "v3-tiny.fade").read_bytes()
+    original = (GOLDEN / "v3-tiny.input").read_bytes()
     again = fade.compress(original, preset_name="tiny", batch_size=4, threads=1, seed=0,
                           device="cpu", method="fade")
     # Every fixed field but header_size, and the payload, are pinned; the
@@ -89,16 +93,43 @@ def test_golden_v2_archive_reencodes_identically():
     assert [fixed.unpack_from(again)[i] for i in pinned] == \
         [fixed.unpack_from(blob)[i] for i in pinned]
     assert archive.unpack(again)[1] == archive.unpack(blob)[1]
-    # The v1 golden archive holds the very same payload: only the header moved.
-    assert archive.unpack((GOLDEN / "v1-tiny.fade").read_bytes())[1] == archive.unpack(blob)[1]
+    # The v1 and v2 golden archives hold the very same payload: only the header changed.
+    for old in ("v1-tiny", "v2-tiny"):
+        assert archive.unpack((GOLDEN / f"{old}.fade").read_bytes())[1] == archive.unpack(blob)[1]
 
 
-def test_golden_compact_archive_at_documented_offsets():
-    blob = (GOLDEN / "v2-stored.fade").read_bytes()
-    original = (GOLDEN / "v2-stored.input").read_bytes()
+@pytest.mark.parametrize("version", [2, 3])
+def test_golden_compact_archive_at_documented_offsets(version):
+    blob = (GOLDEN / f"v{version}-stored.fade").read_bytes()
+    original = (GOLDEN / f"v{version}-stored.input").read_bytes()
     raw = _raw(blob, documented_fields("## Compact archive"))
-    assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, 2, 0)
+    assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, version, 0)
     assert raw["original_size"] == len(original)
     assert blob[archive.COMPACT_OVERHEAD:] == original
     assert fade.decompress(blob) == original
-    assert fade.compress(original, method="stored") == blob
+    if version == archive.VERSION:
+        assert fade.compress(original, method="stored") == blob
+
+
+@pytest.mark.parametrize("mode", ["fast", "strong"])
+def test_golden_float_archives_at_documented_offsets(mode):
+    blob = (GOLDEN / f"v3-floats-{mode}.fade").read_bytes()
+    original = (GOLDEN / f"v3-floats-{mode}.input").read_bytes()
+    raw = _raw(blob, documented_fields("## Compact archive"))
+    assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, 3, 5)
+    assert raw["original_size"] == len(original)
+    table = _raw(blob, documented_fields("### Float table"))  # absolute offsets
+    rows = [_raw(blob[33 + 18 * i:], documented_fields("### Segment row"))
+            for i in range(table["segment_count"])]
+    assert table["mode"] == {"fast": 0, "strong": 1}[mode]
+    assert sum(row["length"] for row in rows) == len(original)
+    if mode == "fast":  # one bf16 segment, huffman; the streams fill the rest
+        assert table["source"] == 0 and [(r["type"], r["codec"]) for r in rows] == [(1, 3)]
+        assert 33 + 18 + 4 + rows[0]["stream_size"] == len(blob)
+        assert fade.compress(original, method="floats", dtype="bf16", float_mode="fast",
+                             float_codec="huffman") == blob
+    else:  # npy: header bytes, then fp32; a nested archive follows the table
+        assert table["source"] == 1 and [r["type"] for r in rows] == [0, 3]
+        nested = blob[33 + 18 * 2 + 4:]
+        assert nested[:8] == archive.MAGIC
+    assert fade.decompress(blob) == original
