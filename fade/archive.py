@@ -252,7 +252,9 @@ def pack_compact(method: str, original: bytes, stream: bytes) -> bytes:
 
 
 def pack_floats(header: FloatHeader, original: bytes, payload: bytes) -> bytes:
-    """A "floats" archive: the header's table, then `payload` (the segment streams)."""
+    """A "floats" archive: the header's mode, source and segments, then
+    `payload` (the segment streams, or the nested archive). The size and
+    CRC-32 written are those of `original`, not the header's fields."""
     if sum(s.length for s in header.segments) != len(original):
         raise ValueError("segments do not cover the original")
     head = _COMPACT.pack(MAGIC, VERSION, _code(METHODS, FLOATS, "method"), len(original),

@@ -270,7 +270,8 @@ def _compress_floats(data: bytes, source: str, segments: list, mode: str, codec:
     """A "floats" archive; strong mode nests an archive of the byte planes
     made with `settings` (the caller's model settings, method auto)."""
     if mode == "fast":
-        segments, payload = floats.encode_fast(data, segments, codec)
+        segments, payload = floats.encode_fast(data, segments, codec,
+                                               resolve_device(settings["device"]))
     else:
         payload = compress(floats.to_planes(data, segments), method="auto", dtype="none",
                            **settings)
@@ -365,8 +366,9 @@ def decompress(archive: bytes, *, device: str = "auto",
 
 def _decompress_floats(header: FloatHeader, payload: bytes, device: str,
                        progress: Progress | None) -> bytes:
-    if header.mode == "fast":
-        data = floats.decode_fast(header.segments, payload)
+    if header.mode == "fast":  # on the CPU unless a GPU is asked for
+        data = floats.decode_fast(header.segments, payload,
+                                  None if device == "auto" else resolve_device(device))
     else:
         planes = decompress(payload, device=device, progress=progress)
         data = floats.from_planes(planes, header.segments)

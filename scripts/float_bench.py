@@ -1,6 +1,6 @@
 """Float data benchmark: exponent codecs, classic compressors, strong mode.
 
-    python scripts/float_bench.py codecs [--megabytes 64] [--sigma 0.02]
+    python scripts/float_bench.py codecs [--megabytes 64] [--sigma 0.02] [--device cuda]
     python scripts/float_bench.py exact [FILE...]
     python scripts/float_bench.py strong FILE... [--preset balanced]
 
@@ -9,7 +9,9 @@ even), every exponent codec's ratio and encode/decode throughput on one CPU
 core (the process pins itself to one core and one torch thread), the same
 bytes through zstd -3, zstd -19 and xz -6 (the command-line tools, timed the
 same way), and the exponent coverage: the counted top-k shares for
-k = 1..7 and the share inside ZipCCL's derived window.
+k = 1..7 and the share inside ZipCCL's derived window. With --device, also
+the torch path of top16 (fade/floats/on_device.py) on that device, timed
+from host bytes to host bytes and with the tensor already on the device.
 
 `exact`: round trips through fade.compress/decompress in fast mode with
 every codec and in strong mode (tiny preset), on Gaussian tensors of several
@@ -115,6 +117,8 @@ def run_codecs(args) -> None:
         label = f"fade {codec}" + (f" ({chosen})" if codec == "auto" else "")
         print(f"| {label} | {len(archive)} | {len(data) / len(archive):.4f} | "
               f"{mb / encode:.1f} | {mb / decode:.1f} |")
+    if args.device:
+        run_device(args.device, words, data, args.repeats)
     if args.exponents_only:
         return
     for name, level in (("zstd", ["-3"]), ("zstd", ["-19"]), ("xz", ["-6"])):
@@ -125,6 +129,28 @@ def run_codecs(args) -> None:
                                                          ["-T1"]), data)
         print(f"| {name} {level[0]} | {size} | {len(data) / size:.4f} | {mb / encode:.1f} | "
               f"{mb / decode:.1f} |")
+
+
+def run_device(device_name: str, words: np.ndarray, data: bytes, repeats: int) -> None:
+    import torch
+    from fade.floats import on_device
+    device = torch.device(device_name)
+    ftype = FLOAT_TYPES["bf16"]
+    mb = len(data) / 1e6
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    resident = torch.from_numpy(words.astype(np.int32)).to(device)
+    sync()
+    encode, (stream, rest) = best_of(repeats, lambda: on_device.encode_top16(resident, ftype))
+    decode, back = best_of(repeats, lambda: on_device.decode_top16(stream, rest, words.size,
+                                                                   ftype, device))
+    assert back.tobytes() == data
+    label = f"fade top16 on {device_name} (torch, tensor resident)"
+    print(f"| {label} | {len(stream) + len(rest)} | {len(data) / (len(stream) + len(rest)):.4f} | "
+          f"{mb / encode:.1f} | {mb / decode:.1f} |")
 
 
 def special_values(ftype_name: str) -> np.ndarray:
@@ -215,6 +241,7 @@ def main() -> None:
     codecs.add_argument("--repeats", type=int, default=3)
     codecs.add_argument("--exponents-only", action="store_true",
                         help="skip zstd and xz")
+    codecs.add_argument("--device", help="also time the torch top16 path there (cpu, cuda)")
     exact = sub.add_parser("exact")
     exact.add_argument("files", nargs="*")
     strong = sub.add_parser("strong")

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from fade.archive import VERSION
+
 from conftest import CORPUS, corpus_file, fade_command, fade_env, one_error_line, run_fade
 
 TINY = ("--preset", "tiny", "-q")
@@ -130,7 +132,7 @@ def test_info_shows_every_header_field(tmp_path):
         assert name in shown, name
     assert shown["original_size"] == "220" and shown["threads"] == "1"
     assert shown["preset"] == "tiny" and shown["dtype"] == "float32"
-    assert shown["method"] == "fade" and shown["version"] == "2"
+    assert shown["method"] == "fade" and shown["version"] == str(VERSION)
 
 
 def test_decode_restores_the_encoders_thread_count(tmp_path):
@@ -169,7 +171,7 @@ def _damaged(blob, kind):
     elif kind == "magic":
         blob[1:5] = b"GZIP"
     elif kind == "version":
-        blob[8:10] = (3).to_bytes(2, "little")
+        blob[8:10] = (VERSION + 1).to_bytes(2, "little")  # a future version
     elif kind == "trailing":
         blob += b"\x00"
     return bytes(blob)
@@ -180,7 +182,7 @@ def _damaged(blob, kind):
     ("truncate-40", "truncated"), ("truncate-160", "truncated"),
     ("truncate-payload", "truncated"), ("payload-byte", "payload checksum"),
     ("header-byte", "header checksum"), ("magic", "not a fade archive"),
-    ("version", "unsupported format version 3"), ("trailing", "unexpected bytes"),
+    ("version", f"unsupported format version {VERSION + 1}"), ("trailing", "unexpected bytes"),
 ])
 def test_damaged_archives_fail_cleanly(tmp_path, archive_bytes, kind, reason):
     (tmp_path / "d.fade").write_bytes(_damaged(archive_bytes, kind))

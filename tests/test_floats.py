@@ -162,6 +162,21 @@ def test_damaged_exponent_streams_raise_valueerror(codec):
             DECODERS[codec](broken, exponents.size, ftype)
 
 
+@pytest.mark.parametrize("count", [0, 1, 254, 255, 256, 70001])
+def test_torch_top16_gives_the_numpy_bytes(count):
+    """The device path (run here on the CPU) writes and reads the same streams."""
+    from fade.floats import on_device
+
+    ftype = FLOAT_TYPES["bf16"]
+    words = np.frombuffer(tensor_bytes("bf16", count, 0.02, seed=count), "<u2").copy()
+    words[::50] = 0x0001  # subnormals: escapes in most blocks
+    exponents, rest = split(words, ftype)
+    stream, device_rest = on_device.encode_top16(torch.from_numpy(words.astype(np.int32)), ftype)
+    assert stream == ENCODERS["top16"](exponents, ftype, 0.0) and device_rest == rest
+    back = on_device.decode_top16(stream, rest, count, ftype, torch.device("cpu"))
+    assert back.tobytes() == words.tobytes()
+
+
 def test_rlh_wins_on_sparse_data_and_auto_picks_it():
     words = np.zeros(200000, np.uint16)
     words[::997] = bf16_words(np.ones(words[::997].size))
@@ -319,3 +334,19 @@ def test_cli_damaged_float_archives_fail_in_one_line(tmp_path, checkpoint, cut):
         one_error_line(run_fade("decompress", "-f", "-o", str(tmp_path / "out"), str(damaged),
                                 cwd=tmp_path), "damaged.fade")
         assert not (tmp_path / "out").exists()
+
+
+def test_cli_suggests_fast_mode_for_large_tensor_files(tmp_path, monkeypatch, capsys):
+    from cli import main as cli
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.linspace(-1, 1, 400, dtype=np.float32))
+    source = tmp_path / "w.npy"
+    source.write_bytes(buffer.getvalue())
+    monkeypatch.setattr(cli, "LARGE_FLOAT_FILE", 1000)  # instead of 16 MiB
+    assert cli.main(["compress", "--preset", "tiny", "--batch-size", "16", str(source)]) == 0
+    assert "--floats fast at hundreds of MB/s" in capsys.readouterr().err
+    assert unpack((tmp_path / "w.npy.fade").read_bytes())[0].method != "floats"
+    monkeypatch.setattr(cli, "LARGE_FLOAT_FILE", 10 ** 6)
+    assert cli.main(["compress", "-f", "--preset", "tiny", "--batch-size", "16", str(source)]) == 0
+    assert "--floats" not in capsys.readouterr().err

@@ -19,9 +19,11 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+import torch
 
 from fade.archive import Segment
 from fade.errors import CorruptArchiveError, FadeError
+from fade.floats import on_device
 from fade.floats.codecs import CODEC_NAMES, DECODERS, ENCODERS, SAMPLE, choose
 from fade.floats.formats import NotAContainer, detect, raw_segments
 from fade.floats.layout import (FLOAT_TYPES, bytes_of, merge, planes, planes_size, split,
@@ -69,12 +71,20 @@ def sigma_of(words: np.ndarray, ftype) -> float:
     return float(values.std()) if values.size else 0.0
 
 
-def encode_fast(data: bytes, segments: list[Segment], codec: str = "auto"
+def _on_device(device, ftype, codec: str) -> bool:
+    """Whether a segment goes through the torch path (`on_device`): top16 on
+    BF16 when the caller names a device other than the CPU."""
+    return device is not None and device.type != "cpu" and ftype.name == "bf16" \
+        and codec == "top16"
+
+
+def encode_fast(data: bytes, segments: list[Segment], codec: str = "auto", device=None
                 ) -> tuple[list[Segment], bytes]:
     """Code every float segment's exponents with `codec` ("auto": the
     smallest by estimate, per segment); sign/mantissa and bytes segments
     are kept raw. Returns the segments (codec and stream size filled in)
-    and the payload."""
+    and the payload. With a GPU `device`, top16 on BF16 runs there (the
+    same bytes)."""
     if codec not in CODEC_CHOICES:
         raise FadeError(f"unknown float codec {codec!r} (choose from {', '.join(CODEC_CHOICES)})")
     coded, parts, offset = [], [], 0
@@ -85,10 +95,15 @@ def encode_fast(data: bytes, segments: list[Segment], codec: str = "auto"
         else:
             ftype = FLOAT_TYPES[segment.type]
             words = _words(data, offset, segment)
-            exponents, rest = split(words, ftype)
-            sigma = sigma_of(words, ftype)
-            name = choose(exponents, ftype, sigma) if codec == "auto" else codec
-            exponent_stream = ENCODERS[name](exponents, ftype, sigma)
+            if _on_device(device, ftype, codec):
+                name = codec
+                exponent_stream, rest = on_device.encode_top16(
+                    torch.from_numpy(words.astype(np.int32)).to(device), ftype)
+            else:
+                exponents, rest = split(words, ftype)
+                sigma = sigma_of(words, ftype)
+                name = choose(exponents, ftype, sigma) if codec == "auto" else codec
+                exponent_stream = ENCODERS[name](exponents, ftype, sigma)
             stream = _U64.pack(len(exponent_stream)) + exponent_stream + rest
             coded.append(Segment(segment.type, segment.length, segment.big_endian, name,
                                  len(stream)))
@@ -97,20 +112,21 @@ def encode_fast(data: bytes, segments: list[Segment], codec: str = "auto"
     return coded, b"".join(parts)
 
 
-def decode_fast(segments: tuple[Segment, ...], payload: bytes) -> bytes:
-    """The original bytes from encode_fast's segments and payload."""
+def decode_fast(segments: tuple[Segment, ...], payload: bytes, device=None) -> bytes:
+    """The original bytes from encode_fast's segments and payload (top16 on
+    BF16 decoded on `device` if it is a GPU)."""
     parts, offset = [], 0
     for segment in segments:
         stream = payload[offset:offset + segment.stream_size]
         offset += segment.stream_size
         try:
-            parts.append(_decode_segment(segment, stream))
+            parts.append(_decode_segment(segment, stream, device))
         except (ValueError, IndexError, KeyError, struct.error) as error:
             raise CorruptArchiveError(f"{segment.type} segment is damaged ({error})") from None
     return b"".join(parts)
 
 
-def _decode_segment(segment: Segment, stream: bytes) -> bytes:
+def _decode_segment(segment: Segment, stream: bytes, device) -> bytes:
     if segment.type == "bytes":
         if len(stream) != segment.length or segment.codec != "none":
             raise ValueError("bytes segment has the wrong size")
@@ -123,8 +139,12 @@ def _decode_segment(segment: Segment, stream: bytes) -> bytes:
     exponent_stream = stream[_U64.size:_U64.size + size]
     if len(exponent_stream) != size:
         raise ValueError("exponent stream is truncated")
-    exponents = DECODERS[segment.codec](exponent_stream, count, ftype)
-    words = merge(exponents, stream[_U64.size + size:], ftype)
+    if _on_device(device, ftype, segment.codec):
+        words = on_device.decode_top16(exponent_stream, stream[_U64.size + size:], count,
+                                       ftype, device)
+    else:
+        exponents = DECODERS[segment.codec](exponent_stream, count, ftype)
+        words = merge(exponents, stream[_U64.size + size:], ftype)
     return bytes_of(words, ftype, segment.big_endian)
 
 
