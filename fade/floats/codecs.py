@@ -379,8 +379,14 @@ DECODERS = {"window7": decode_window7, "top16": decode_top16, "huffman": decode_
 CODEC_NAMES = tuple(ENCODERS)
 
 
+def _huffman_bits(histogram: np.ndarray) -> int:
+    """Bits of the symbols counted in `histogram` under the code built from it."""
+    return int((histogram * huffman_lengths(histogram)).sum())
+
+
 def estimate_bits(exponents: np.ndarray, ftype: FloatType, sigma: float) -> dict[str, int]:
-    """Each codec's stream size in bits, from one histogram (rlh only when runs are long).
+    """Each codec's stream size in bits, from histograms (rlh only when
+    fewer than half the neighbours differ: else it cannot win).
 
     What `auto` chooses by; cheap next to encoding with all four.
     """
@@ -395,8 +401,11 @@ def estimate_bits(exponents: np.ndarray, ftype: FloatType, sigma: float) -> dict
         "huffman": int((histogram * huffman_lengths(histogram + 1)).sum())
         + 16 * -(-n // _block_size(n)),
     }
-    if n > 1 and np.count_nonzero(exponents[1:] != exponents[:-1]) < n // 4:
-        sizes["rlh"] = 8 * len(encode_rlh(exponents, ftype))
+    if n > 1 and np.count_nonzero(exponents[1:] != exponents[:-1]) < n // 2:
+        values, runs = runs_of(exponents)
+        sizes["rlh"] = (_huffman_bits(np.bincount(values, minlength=ftype.alphabet))
+                        + _huffman_bits(np.bincount(runs, minlength=MAX_RUN))
+                        + 16 * -(-2 * values.size // (2 * _block_size(values.size))))
     return sizes
 
 
