@@ -90,8 +90,8 @@ def encode_fast(data: bytes, segments: list[Segment], codec: str = "auto", devic
     coded, parts, offset = [], [], 0
     for segment in segments:
         if segment.type == "bytes":
-            stream = data[offset:offset + segment.length]
-            coded.append(Segment("bytes", segment.length, stream_size=len(stream)))
+            stream = [data[offset:offset + segment.length]]
+            coded.append(Segment("bytes", segment.length, stream_size=segment.length))
         else:
             ftype = FLOAT_TYPES[segment.type]
             words = _words(data, offset, segment)
@@ -101,13 +101,14 @@ def encode_fast(data: bytes, segments: list[Segment], codec: str = "auto", devic
                     torch.from_numpy(words.astype(np.int32)).to(device), ftype)
             else:
                 exponents, rest = split(words, ftype)
-                sigma = sigma_of(words, ftype)
+                # Only window7 (and auto, which estimates it) needs the spread.
+                sigma = sigma_of(words, ftype) if codec in ("auto", "window7") else 0.0
                 name = choose(exponents, ftype, sigma) if codec == "auto" else codec
                 exponent_stream = ENCODERS[name](exponents, ftype, sigma)
-            stream = _U64.pack(len(exponent_stream)) + exponent_stream + rest
+            stream = [_U64.pack(len(exponent_stream)), exponent_stream, rest]
             coded.append(Segment(segment.type, segment.length, segment.big_endian, name,
-                                 len(stream)))
-        parts.append(stream)
+                                 sum(map(len, stream))))
+        parts.extend(stream)
         offset += segment.length
     return coded, b"".join(parts)
 
@@ -123,7 +124,7 @@ def decode_fast(segments: tuple[Segment, ...], payload: bytes, device=None) -> b
             parts.append(_decode_segment(segment, stream, device))
         except (ValueError, IndexError, KeyError, struct.error) as error:
             raise CorruptArchiveError(f"{segment.type} segment is damaged ({error})") from None
-    return b"".join(parts)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _decode_segment(segment: Segment, stream: bytes, device) -> bytes:

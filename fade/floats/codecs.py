@@ -164,7 +164,7 @@ def decode_top16(stream: bytes, count: int, ftype: FloatType) -> np.ndarray:
         raise ValueError("exponent codes have the wrong length")
     # One lookup per byte gives both exponents: (high nibble, low nibble) -> two bytes.
     table = (book[np.arange(256) >> 4].astype("<u2") | (book[np.arange(256) & 15].astype("<u2") << 8))
-    exponents = table[nibbles].view(np.uint8)[:count].copy()
+    exponents = table[nibbles].view(np.uint8)[:count]  # a new array: writable
     positions = np.repeat(np.arange(blocks, dtype=np.int64) * SPARSE_BLOCK, per_block) + offsets
     if total and int(positions.max()) >= count:
         raise ValueError("escape position out of range")
