@@ -269,10 +269,10 @@ def fade_cli():
               help="CPU threads for the model; recorded so the decoder uses the same "
                    "[default: torch's, one per core].")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="auto", show_default=True,
-              help="auto: float data as floats (with --floats fast/strong), else the model, or a compact archive "
-                   "(stored/deflate/bzip2/xz, at most 23 bytes over the input) where the "
-                   "model cannot win; fade: always the model on the plain bytes; floats: "
-                   "require float data; others: force that compact method.")
+              help="auto: the model (float data split first with --floats fast/strong), or "
+                   "a compact archive (stored/deflate/bzip2/xz, at most 23 bytes over the "
+                   "input) where the model cannot win; fade: always the model on the plain "
+                   "bytes; floats: require float data; others: force that compact method.")
 @click.option("--dtype", type=click.Choice(floats.DTYPE_CHOICES), default="auto",
               show_default=True,
               help="auto: find float tensors in .npy and .safetensors files; bf16/fp16/fp32: "

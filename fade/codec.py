@@ -37,7 +37,7 @@ from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHea
                           FloatHeader, Header, pack, pack_floats, sha256, unpack)
 from fade.config import DEFAULT_PRESET, ModelConfig, batch_size_for, preset  # noqa: E402
 from fade.entropy import PROB_DTYPE, Decoder, Encoder  # noqa: E402
-from fade.errors import ChecksumMismatchError, FadeError  # noqa: E402
+from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError  # noqa: E402
 from fade.model import FADE  # noqa: E402
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -315,8 +315,17 @@ def model_header(archive: bytes) -> Header | None:
     own, or a strong floats archive's nested one; None if no model runs."""
     header, payload = unpack(archive)
     if isinstance(header, FloatHeader) and header.mode == "strong":
-        return model_header(payload)
+        header = _nested_header(payload)
     return header if isinstance(header, Header) else None
+
+
+def _nested_header(payload: bytes) -> Header | CompactHeader:
+    """The header of a strong floats archive's nested archive, which is never
+    another floats archive (so damage cannot make decoding recurse)."""
+    header = unpack(payload)[0]
+    if isinstance(header, FloatHeader):
+        raise CorruptArchiveError("a floats archive nests another floats archive")
+    return header
 
 
 def decode_device(header: Header | CompactHeader | FloatHeader,
@@ -370,6 +379,7 @@ def _decompress_floats(header: FloatHeader, payload: bytes, device: str,
         data = floats.decode_fast(header.segments, payload,
                                   None if device == "auto" else resolve_device(device))
     else:
+        _nested_header(payload)
         planes = decompress(payload, device=device, progress=progress)
         data = floats.from_planes(planes, header.segments)
     if len(data) != header.original_size or zlib.crc32(data) != header.original_crc32:

@@ -227,9 +227,9 @@ def run_strong(args) -> None:
             sizes[label] = len(archive)
             print(f"  {path}: {label}: {len(archive)} bytes, encode {encode:.1f} s",
                   file=sys.stderr)
-        gain = 100 * (1 - sizes["strong"] / sizes["plain"])
+        change = 100 * (sizes["strong"] / sizes["plain"] - 1)
         print(f"| {Path(path).name} | {len(data)} | {sizes['plain']} | {sizes['fast']} | "
-              f"{sizes['strong']} | {gain:.1f}% smaller |")
+              f"{sizes['strong']} | {abs(change):.2f}% {'larger' if change > 0 else 'smaller'} |")
 
 
 def main() -> None:

@@ -350,3 +350,17 @@ def test_cli_suggests_fast_mode_for_large_tensor_files(tmp_path, monkeypatch, ca
     monkeypatch.setattr(cli, "LARGE_FLOAT_FILE", 10 ** 6)
     assert cli.main(["compress", "-f", "--preset", "tiny", "--batch-size", "16", str(source)]) == 0
     assert "--floats" not in capsys.readouterr().err
+
+
+def test_a_floats_archive_nested_in_a_floats_archive_is_refused():
+    """Strong mode nests a plain archive; a crafted one nesting a floats
+    archive (which could recurse) is damage, reported as such."""
+    from fade.archive import FloatHeader, pack_floats
+
+    inner = fade.compress(tensor_bytes("bf16", 64, 1.0), method="floats", dtype="bf16",
+                          float_mode="fast")
+    original = fade.decompress(inner)
+    outer = pack_floats(FloatHeader(len(original), 0, "strong", "raw",
+                                    (Segment("bytes", len(original)),)), original, inner)
+    with pytest.raises(fade.CorruptArchiveError, match="nests another floats archive"):
+        fade.decompress(outer)
