@@ -98,10 +98,9 @@ def window_base(sigma: float, ftype: FloatType) -> int:
 
 def encode_window7(exponents: np.ndarray, ftype: FloatType, sigma: float) -> bytes:
     base = window_base(sigma, ftype)
-    lut = np.full(ftype.alphabet, WINDOW, np.uint8)
-    lut[base:base + WINDOW] = np.arange(WINDOW)
-    codes = lut[exponents]
-    escaped = np.flatnonzero(codes == WINDOW)
+    codes = exponents - np.uint8(base)  # below the window wraps round to >= 249
+    escaped = np.flatnonzero(codes >= WINDOW)
+    codes[escaped] = WINDOW
     blocks = -(-exponents.size // WINDOW_BLOCK)
     counts = np.bincount(escaped // WINDOW_BLOCK, minlength=blocks).astype("<u2")
     return b"".join((bytes([base]), counts.tobytes(), exponents[escaped].tobytes(),
@@ -128,13 +127,22 @@ def decode_window7(stream: bytes, count: int, ftype: FloatType) -> np.ndarray:
 
 # -- top16 (SplitZip) ----------------------------------------------------------
 
+def top16_book(counts: np.ndarray) -> np.ndarray:
+    """The 16 most frequent exponents (ties: the smaller), in ascending order,
+    so that a near-Gaussian tensor's book is a run coded by subtraction."""
+    return np.sort(np.argsort(-counts, kind="stable")[:TOP]).astype(np.uint8)
+
+
 def encode_top16(exponents: np.ndarray, ftype: FloatType, sigma: float = 0.0) -> bytes:
-    counts = np.bincount(_sample(exponents), minlength=ftype.alphabet)
-    book = np.argsort(-counts, kind="stable")[:TOP].astype(np.uint8)
-    lut = np.full(ftype.alphabet, TOP, np.uint8)
-    lut[book] = np.arange(TOP, dtype=np.uint8)
-    codes = lut[exponents]
-    escaped = np.flatnonzero(codes == TOP)
+    book = top16_book(np.bincount(_sample(exponents), minlength=ftype.alphabet))
+    if int(book[-1]) - int(book[0]) == TOP - 1:  # a run of 16: codes by subtraction
+        codes = exponents - book[0]
+        escaped = np.flatnonzero(codes >= TOP)
+    else:
+        lut = np.full(ftype.alphabet, TOP, np.uint8)
+        lut[book] = np.arange(TOP, dtype=np.uint8)
+        codes = lut[exponents]
+        escaped = np.flatnonzero(codes == TOP)
     codes[escaped] = 0
     if codes.size % 2:
         codes = np.append(codes, np.uint8(0))

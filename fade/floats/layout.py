@@ -147,13 +147,13 @@ def rest_size(ftype: FloatType, count: int) -> int:
 def split(words: np.ndarray, ftype: FloatType) -> tuple[np.ndarray, bytes]:
     """(exponents as uint8, the sign+mantissa bytes) of native-order `words`."""
     m, e = ftype.mantissa_bits, ftype.exponent_bits
-    if ftype.name == "bf16":  # the hot path: byte arithmetic, no 16-bit temporaries
-        pairs = words.view(np.uint8).reshape(-1, 2)  # (n, 2): low byte, high byte
-        low, high = pairs[:, 0], pairs[:, 1]
-        exponents = high << 1
-        exponents |= low >> 7
-        rest = high & 0x80
-        rest |= low & 0x7F
+    if ftype.name == "bf16":  # the hot path: contiguous passes, casts drop the high bits
+        exponents = (words >> 7).astype(np.uint8)  # the sign falls off with bit 8
+        rest = words.astype(np.uint8)
+        rest &= 0x7F
+        sign = (words >> 8).astype(np.uint8)
+        sign &= 0x80
+        rest |= sign
         return exponents, rest.tobytes()
     exponents = ((words >> m) & ((1 << e) - 1)).astype(np.uint8)
     rest = ((words >> e) & (1 << m)) | (words & ((1 << m) - 1))  # sign moved next to mantissa
@@ -170,14 +170,16 @@ def merge(exponents: np.ndarray, rest: bytes | np.ndarray, ftype: FloatType) -> 
     raw = np.frombuffer(rest, np.uint8) if isinstance(rest, bytes) else rest
     if raw.size != rest_size(ftype, count):
         raise ValueError("sign/mantissa stream has the wrong length")
-    if ftype.name == "bf16":
-        out = np.empty((count, 2), np.uint8)
-        low = exponents << 7
-        low |= raw & 0x7F
-        high = exponents >> 1
-        high |= raw & 0x80
-        out[:, 0], out[:, 1] = low, high
-        return out.reshape(-1).view("<u2")
+    if ftype.name == "bf16":  # the hot path: contiguous 16-bit passes
+        words = exponents.astype(np.uint16)
+        words <<= 7
+        rest16 = raw.astype(np.uint16)
+        sign = rest16 & 0x80
+        sign <<= 8
+        rest16 &= 0x7F
+        words |= rest16
+        words |= sign
+        return words
     m, e, whole, extra = ftype.mantissa_bits, ftype.exponent_bits, *rest_layout(ftype)
     uint = ftype.uint()
     rest_words = np.zeros(count, uint)

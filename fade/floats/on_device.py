@@ -40,7 +40,7 @@ def encode_top16(words: torch.Tensor, ftype: FloatType) -> tuple[bytes, bytes]:
     picks = _sample_indices(count)
     sample = exponents if picks is None else exponents[torch.from_numpy(picks).to(words.device)]
     counts = torch.bincount(sample, minlength=ftype.alphabet)
-    book = torch.argsort(-counts, stable=True)[:TOP]
+    book = torch.sort(torch.argsort(-counts, stable=True)[:TOP]).values  # as codecs.top16_book
     lut = torch.full((ftype.alphabet,), TOP, dtype=torch.int32, device=words.device)
     lut[book] = torch.arange(TOP, dtype=torch.int32, device=words.device)
     codes = lut[exponents]
