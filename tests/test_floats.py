@@ -152,6 +152,15 @@ def test_huffman_lengths_are_limited_and_complete():
 
 
 @pytest.mark.parametrize("codec", CODEC_NAMES)
+@pytest.mark.parametrize("count", [0, 1, 2, 255, 4097])
+def test_every_codec_handles_any_length(codec, count):
+    ftype = FLOAT_TYPES["fp16"]
+    exponents, _ = split(np.frombuffer(tensor_bytes("fp16", count, 0.5), "<u2"), ftype)
+    stream = ENCODERS[codec](exponents, ftype, 0.5)
+    assert np.array_equal(DECODERS[codec](stream, count, ftype), exponents)
+
+
+@pytest.mark.parametrize("codec", CODEC_NAMES)
 def test_damaged_exponent_streams_raise_valueerror(codec):
     ftype = FLOAT_TYPES["bf16"]
     exponents, _ = split(bf16_words(np.random.default_rng(2).standard_normal(3000)), ftype)

@@ -275,6 +275,10 @@ def write_codes(codes: np.ndarray, lengths: np.ndarray, block: int) -> tuple[byt
 def read_codes(payload: np.ndarray, block_bytes: np.ndarray, count: int, block: int,
                tables: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """Decode `count` symbols; symbol i uses tables[i % len(tables)]."""
+    if count == 0:
+        if block_bytes.size or payload.size:
+            raise ValueError("bytes after an empty Huffman stream")
+        return np.zeros(0, np.uint8)
     blocks = block_bytes.size
     if blocks != -(-count // block) or int(block_bytes.sum(dtype=np.int64)) != payload.size:
         raise ValueError("Huffman block sizes do not match the stream")
@@ -338,6 +342,8 @@ def decode_huffman(stream: bytes, count: int, ftype: FloatType) -> np.ndarray:
 
 def runs_of(exponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(value, run length - 1) pairs, runs split at MAX_RUN."""
+    if exponents.size == 0:
+        return np.zeros(0, np.uint8), np.zeros(0, np.uint8)
     starts = np.concatenate(([0], np.flatnonzero(exponents[1:] != exponents[:-1]) + 1))
     lengths = np.diff(np.append(starts, exponents.size))
     pieces = -(-lengths // MAX_RUN)
