@@ -30,8 +30,7 @@ from fade.errors import FadeError
 
 @dataclass(frozen=True)
 class FloatType:
-    name: str
-    code: int  # in the archive's segment table (docs/format.md)
+    name: str  # as in the archive's segment table (fade.archive.SEGMENT_TYPES)
     bits: int  # N
     exponent_bits: int  # E
     mantissa_bits: int  # M
@@ -61,9 +60,9 @@ class FloatType:
 
 
 FLOAT_TYPES = {t.name: t for t in (
-    FloatType("bf16", 1, 16, 8, 7),
-    FloatType("fp16", 2, 16, 5, 10),
-    FloatType("fp32", 3, 32, 8, 23),
+    FloatType("bf16", 16, 8, 7),
+    FloatType("fp16", 16, 5, 10),
+    FloatType("fp32", 32, 8, 23),
 )}
 
 
