@@ -251,18 +251,19 @@ def pack_compact(method: str, original: bytes, stream: bytes) -> bytes:
     return _COMPACT.pack(MAGIC, VERSION, code, len(original), zlib.crc32(original)) + stream
 
 
-def pack_floats(header: FloatHeader, original: bytes, payload: bytes) -> bytes:
-    """A "floats" archive: the header's mode, source and segments, then
-    `payload` (the segment streams, or the nested archive). The size and
-    CRC-32 written are those of `original`, not the header's fields."""
-    if sum(s.length for s in header.segments) != len(original):
+def pack_floats(mode: str, source: str, segments: tuple[Segment, ...], original: bytes,
+                payload: bytes) -> bytes:
+    """A "floats" archive of `original`: its table (FloatHeader's fields,
+    the size and CRC-32 taken from `original`), then `payload` (the segment
+    streams, or the nested archive)."""
+    if sum(s.length for s in segments) != len(original):
         raise ValueError("segments do not cover the original")
     head = _COMPACT.pack(MAGIC, VERSION, _code(METHODS, FLOATS, "method"), len(original),
                          zlib.crc32(original))
-    head += _FLOAT_TABLE.pack(_code(FLOAT_MODES, header.mode, "mode"),
-                              _code(FLOAT_SOURCES, header.source, "source"),
-                              len(header.segments), zlib.crc32(payload))
-    for segment in header.segments:
+    head += _FLOAT_TABLE.pack(_code(FLOAT_MODES, mode, "mode"),
+                              _code(FLOAT_SOURCES, source, "source"),
+                              len(segments), zlib.crc32(payload))
+    for segment in segments:
         kind = _code(SEGMENT_TYPES, segment.type, "segment type")
         head += _SEGMENT.pack(kind | (BIG_ENDIAN if segment.big_endian else 0),
                               _code(EXPONENT_CODECS, segment.codec, "codec"),

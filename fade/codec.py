@@ -275,7 +275,7 @@ def _compress_floats(data: bytes, source: str, segments: list, mode: str, codec:
     else:
         payload = compress(floats.to_planes(data, segments), method="auto", dtype="none",
                            **settings)
-    return pack_floats(FloatHeader(len(data), 0, mode, source, tuple(segments)), data, payload)
+    return pack_floats(mode, source, tuple(segments), data, payload)
 
 
 def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: int,
@@ -315,17 +315,17 @@ def model_header(archive: bytes) -> Header | None:
     own, or a strong floats archive's nested one; None if no model runs."""
     header, payload = unpack(archive)
     if isinstance(header, FloatHeader) and header.mode == "strong":
-        header = _nested_header(payload)
+        header = _unpack_nested(payload)[0]
     return header if isinstance(header, Header) else None
 
 
-def _nested_header(payload: bytes) -> Header | CompactHeader:
-    """The header of a strong floats archive's nested archive, which is never
+def _unpack_nested(payload: bytes) -> tuple[Header | CompactHeader, bytes]:
+    """unpack() of a strong floats archive's nested archive, which is never
     another floats archive (so damage cannot make decoding recurse)."""
-    header = unpack(payload)[0]
+    header, nested_payload = unpack(payload)
     if isinstance(header, FloatHeader):
         raise CorruptArchiveError("a floats archive nests another floats archive")
-    return header
+    return header, nested_payload
 
 
 def decode_device(header: Header | CompactHeader | FloatHeader,
@@ -343,12 +343,22 @@ def decode_device(header: Header | CompactHeader | FloatHeader,
 def decompress(archive: bytes, *, device: str = "auto",
                progress: Progress | None = None) -> bytes:
     """Decode an archive made by `compress`, verified against its SHA-256
-    (a compact archive: against its length and CRC-32)."""
-    header, payload = unpack(archive)
+    (a compact or floats archive: against its length and CRC-32)."""
+    return _decode(*unpack(archive), device, progress)
+
+
+def _decode(header: Header | CompactHeader | FloatHeader, payload: bytes, device: str,
+            progress: Progress | None) -> bytes:
+    """Decode an unpacked archive: its header and payload."""
     if isinstance(header, CompactHeader):
         return floor.decompress(header, payload)
     if isinstance(header, FloatHeader):
         return _decompress_floats(header, payload, device, progress)
+    return _decompress_learned(header, payload, device, progress)
+
+
+def _decompress_learned(header: Header, payload: bytes, device: str,
+                        progress: Progress | None) -> bytes:
     torch_device = decode_device(header, device)
     decoder = Decoder(payload)
     out = np.zeros(header.original_size, dtype=np.uint8)
@@ -379,8 +389,7 @@ def _decompress_floats(header: FloatHeader, payload: bytes, device: str,
         data = floats.decode_fast(header.segments, payload,
                                   None if device == "auto" else resolve_device(device))
     else:
-        _nested_header(payload)
-        planes = decompress(payload, device=device, progress=progress)
+        planes = _decode(*_unpack_nested(payload), device, progress)
         data = floats.from_planes(planes, header.segments)
     if len(data) != header.original_size or zlib.crc32(data) != header.original_crc32:
         raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged)")

@@ -364,12 +364,11 @@ def test_cli_suggests_fast_mode_for_large_tensor_files(tmp_path, monkeypatch, ca
 def test_a_floats_archive_nested_in_a_floats_archive_is_refused():
     """Strong mode nests a plain archive; a crafted one nesting a floats
     archive (which could recurse) is damage, reported as such."""
-    from fade.archive import FloatHeader, pack_floats
+    from fade.archive import pack_floats
 
     inner = fade.compress(tensor_bytes("bf16", 64, 1.0), method="floats", dtype="bf16",
                           float_mode="fast")
     original = fade.decompress(inner)
-    outer = pack_floats(FloatHeader(len(original), 0, "strong", "raw",
-                                    (Segment("bytes", len(original)),)), original, inner)
+    outer = pack_floats("strong", "raw", (Segment("bytes", len(original)),), original, inner)
     with pytest.raises(fade.CorruptArchiveError, match="nests another floats archive"):
         fade.decompress(outer)
