@@ -4,7 +4,7 @@ The library: `compress(data) -> archive bytes`, `decompress(archive) -> data`.
 It never imports click or tqdm; progress is reported through a callback.
 """
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 from fade.archive import CompactHeader, Header  # noqa: E402
 from fade.codec import compress, decompress, read_header  # noqa: E402

@@ -1,14 +1,15 @@
-"""The .fade archive format, version 3 (specified in docs/format.md).
+"""The .fade archive format, version 4 (specified in docs/format.md).
 
 Every archive starts with the magic number, the format version and (from
 version 2 on) a method byte. Method `fade` is the learned model: a header
 holding every parameter the decoder needs, so decompression takes no flags,
-then the range coder's payload; the header and the payload carry a CRC-32 so
-damage is reported before any decoding, and the SHA-256 of the original
-verifies the decoded bytes. The compact methods (stored, deflate, bzip2, xz:
-the size floor for inputs the model would not win on) have a 23-byte header
-with the original size and its CRC-32. Version 1 archives (learned only, no
-method byte) still decode. All integers are little-endian.
+then the range coders' payloads, one per group of sub-streams (version 4;
+one payload before); the header and the payload carry a CRC-32 so damage is
+reported before any decoding, and the SHA-256 of the original verifies the
+decoded bytes. The compact methods (stored, deflate, bzip2, xz: the size
+floor for inputs the model would not win on) have a 23-byte header with the
+original size and its CRC-32. Archives of versions 1 to 3 still decode. All
+integers are little-endian.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from fade.config import ModelConfig
 from fade.errors import CorruptArchiveError, FormatError
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
-VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 # How the data is coded. Only "fade" runs the learned model; stored, deflate,
 # bzip2 and xz are the size floor (fade.floor), each a standard stream of the
@@ -36,7 +37,8 @@ FLOATS = "floats"
 
 # Fixed part of a learned ("fade") archive's header: (field, struct code), in
 # file order. docs/format.md has the same table; tests/test_format.py keeps
-# them equal. Version 1 is the same without the method byte.
+# them equal. Versions 2 and 3 end before `groups`; version 1 also lacks the
+# method byte.
 FIXED_FIELDS = [
     ("magic", "8s"),
     ("version", "H"),
@@ -67,9 +69,13 @@ FIXED_FIELDS = [
     ("determinism", "B"),
     ("device_kind", "B"),
     ("threads", "H"),
+    ("groups", "H"),  # G: groups of sub-streams, one payload each (0 when N = 0)
+    ("schedule", "B"),  # SCHEDULES: the order of forwards, backwards and updates
 ]
-FIXED_FIELDS_V1 = [field for field in FIXED_FIELDS if field[0] != "method"]
+FIXED_FIELDS_V3 = FIXED_FIELDS[:-2]
+FIXED_FIELDS_V1 = [field for field in FIXED_FIELDS_V3 if field[0] != "method"]
 _FIXED = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS))
+_FIXED_V3 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V3))
 _FIXED_V1 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V1))
 _PREFIX = struct.Struct("<8sH")  # magic, version: common to every version
 
@@ -113,10 +119,15 @@ EXPONENT_CODECS = {0: "none", 1: "window7", 2: "top16", 3: "huffman", 4: "rlh"}
 STRING_FIELDS = ["preset", "device_name", "torch_version", "cpu_capability", "fade_version"]
 _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")  # each group's payload size, after the strings (version 4)
 
 DTYPES = {1: "float32"}
 OPTIMIZERS = {1: "adam-fused"}  # torch.optim.Adam(fused=True)
 DEVICE_KINDS = {0: "cpu", 1: "cuda"}
+# lockstep: at step t every group's forward sees the parameters after t Adam
+# steps; the groups' weighted losses are backpropagated in group order and
+# one Adam step follows (fade.codec). One group: the computation of v1-v3.
+SCHEDULES = {1: "lockstep"}
 # Determinism bits; every archive of v1 sets all three.
 DETERMINISTIC_ALGORITHMS = 1  # torch.use_deterministic_algorithms(True)
 NO_TF32 = 2  # float32 matmul precision "highest": no TF32 or bf16 shortcuts
@@ -145,6 +156,9 @@ class Header:
     dtype: str = "float32"
     optimizer: str = "adam-fused"
     determinism: int = DETERMINISM_V1
+    groups: int = 1  # 0 for an empty input
+    schedule: str = "lockstep"
+    group_payload_sizes: tuple[int, ...] = ()  # bytes of each group's payload, in order
     version: int = VERSION
     method: str = LEARNED
 
@@ -154,6 +168,7 @@ class Header:
         flat.update((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
                     if f.name not in ("model", "version", "method"))
         flat["original_sha256"] = self.original_sha256.hex()
+        flat["group_payload_sizes"] = ", ".join(map(str, self.group_payload_sizes)) or "none"
         flat.update(dataclasses.asdict(self.model))
         return flat
 
@@ -222,10 +237,15 @@ def _code(table: dict[int, str], name: str, field: str) -> int:
 
 
 def pack(header: Header, payload: bytes) -> bytes:
-    """The learned archive's bytes for `header` and the coder's `payload`."""
+    """The learned archive's bytes for `header` and `payload`, the groups'
+    payloads one after the other (`header.group_payload_sizes`)."""
+    if len(header.group_payload_sizes) != header.groups or \
+            sum(header.group_payload_sizes) != len(payload):
+        raise ValueError("group payload sizes do not match the groups and the payload")
     strings = b"".join(_U16.pack(len(s)) + s for s in
                        (getattr(header, name).encode() for name in STRING_FIELDS))
-    header_size = _FIXED.size + len(strings) + _U32.size
+    group_table = b"".join(_U64.pack(size) for size in header.group_payload_sizes)
+    header_size = _FIXED.size + len(strings) + len(group_table) + _U32.size
     values = dict(
         magic=MAGIC, version=VERSION, method=_code(METHODS, LEARNED, "method"), flags=0,
         header_size=header_size,
@@ -236,10 +256,11 @@ def pack(header: Header, payload: bytes) -> bytes:
         optimizer=_code(OPTIMIZERS, header.optimizer, "optimizer"),
         determinism=header.determinism,
         device_kind=_code(DEVICE_KINDS, header.device_kind, "device kind"),
-        threads=header.threads,
+        threads=header.threads, groups=header.groups,
+        schedule=_code(SCHEDULES, header.schedule, "schedule"),
         **dataclasses.asdict(header.model),
     )
-    head = _FIXED.pack(*(values[name] for name, _ in FIXED_FIELDS)) + strings
+    head = _FIXED.pack(*(values[name] for name, _ in FIXED_FIELDS)) + strings + group_table
     return head + _U32.pack(zlib.crc32(head)) + payload
 
 
@@ -346,7 +367,8 @@ def method_of(blob: bytes) -> str:
 
 
 def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
-    layout, fields = (_FIXED_V1, FIXED_FIELDS_V1) if version == 1 else (_FIXED, FIXED_FIELDS)
+    layout, fields = {1: (_FIXED_V1, FIXED_FIELDS_V1), 2: (_FIXED_V3, FIXED_FIELDS_V3),
+                      3: (_FIXED_V3, FIXED_FIELDS_V3)}.get(version, (_FIXED, FIXED_FIELDS))
     if len(blob) < layout.size + _U32.size:
         raise CorruptArchiveError("archive is truncated (incomplete header)")
     values = dict(zip((name for name, _ in fields), layout.unpack_from(blob)))
@@ -376,8 +398,18 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
             strings[name] = raw.decode()
         except UnicodeDecodeError:
             raise CorruptArchiveError(f"header field {name} is not UTF-8") from None
-    if offset != header_size - _U32.size:
-        raise CorruptArchiveError("header strings do not fill the header")
+    if version >= 4:
+        groups = values["groups"]
+        if offset + groups * _U64.size != header_size - _U32.size:
+            raise CorruptArchiveError("header strings and group table do not fill the header")
+        sizes = tuple(_U64.unpack_from(blob, offset + i * _U64.size)[0] for i in range(groups))
+        schedule = _enum(SCHEDULES, values["schedule"], "schedule")
+    else:  # one group, one payload
+        if offset != header_size - _U32.size:
+            raise CorruptArchiveError("header strings do not fill the header")
+        groups = 1 if values["original_size"] else 0
+        sizes = (values["payload_size"],) if groups else ()
+        schedule = SCHEDULES[1]
 
     payload = blob[header_size:]
     if len(payload) < values["payload_size"]:
@@ -400,10 +432,15 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
         device_kind=_enum(DEVICE_KINDS, values["device_kind"], "device kind"),
         dtype=_enum(DTYPES, values["dtype"], "dtype"),
         optimizer=_enum(OPTIMIZERS, values["optimizer"], "optimizer"),
-        determinism=values["determinism"], version=version, **strings,
+        determinism=values["determinism"], groups=groups, schedule=schedule,
+        group_payload_sizes=sizes, version=version, **strings,
     )
     if header.original_size and not 1 <= header.batch_size <= header.original_size:
         raise FormatError(f"invalid batch size {header.batch_size} in header")
+    if not (1 <= groups <= header.batch_size if header.original_size else groups == 0):
+        raise FormatError(f"invalid group count {groups} in header")
+    if sum(sizes) != values["payload_size"]:
+        raise CorruptArchiveError("group payload sizes do not add up to the payload size")
     if header.threads < 1:
         raise FormatError("invalid thread count 0 in header")
     return header, payload

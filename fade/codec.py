@@ -1,11 +1,21 @@
 """The online coding loop: compress() and decompress().
 
-The file is split into B contiguous sub-streams coded as one batch. At step t
-the model predicts byte t of every sub-stream from that sub-stream's previous
-T bytes (zeros before its start), the coder codes those bytes, and the model
-takes one Adam step on them. The decoder runs the very same loop, `_run`,
-with the coder reading symbols instead of writing them, so both sides get
-their probabilities from one function (`Predictor.probabilities`).
+The file is split into B contiguous sub-streams coded as one batch, and the
+batch into G contiguous groups, each with its own range coder and payload.
+At step t the model predicts byte t of every sub-stream from that
+sub-stream's previous T bytes (zeros before its start), group by group; the
+coder workers (fade.pipeline) code those bytes; and the model takes one Adam
+step on the step's bytes. The decoder runs the very same loop, `_run`, with
+the workers reading symbols instead of writing them, so both sides get their
+probabilities from one function (`Predictor.probabilities`).
+
+The schedule ("lockstep", recorded in the header): at step t every group's
+forward sees the parameters after t Adam steps; each group's loss is its
+mean cross-entropy weighted by its share of the batch, the backwards run in
+group order and accumulate, and one Adam step follows. With one group this
+is exactly the single-batch computation of format versions 1 to 3. More
+groups let a decoder decode group g while the device computes the forwards
+of groups after g and the backwards of groups before it.
 
 Determinism: the model is initialised from `seed` on the CPU, computes in
 float32 with deterministic algorithms and no TF32, and runs with the intra-op
@@ -19,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import time
 import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterator
@@ -35,10 +46,11 @@ from fade import __version__  # noqa: E402
 from fade import floats, floor  # noqa: E402
 from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHeader,  # noqa: E402
                           FloatHeader, Header, pack, pack_floats, sha256, unpack)
-from fade.config import DEFAULT_PRESET, ModelConfig, batch_size_for, preset  # noqa: E402
-from fade.entropy import PROB_DTYPE, Decoder, Encoder  # noqa: E402
+from fade.config import (DEFAULT_PRESET, ModelConfig, batch_size_for,  # noqa: E402
+                         coder_threads_for, groups_for, preset, split_sizes)
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError  # noqa: E402
 from fade.model import FADE  # noqa: E402
+from fade.pipeline import CoderPool, Coding  # noqa: E402
 
 DEVICES = ("auto", "cpu", "cuda")
 # "auto": the learned model, unless the size floor (fade.floor) says it cannot win
@@ -52,15 +64,17 @@ Progress = Callable[[int, int, float], None]
 
 @dataclass(frozen=True)
 class Layout:
-    """How N bytes split into B contiguous sub-streams.
+    """How N bytes split into B contiguous sub-streams, cut into G groups.
 
     The first N mod B sub-streams are one byte longer than the rest, so every
     byte belongs to a sub-stream (no uncoded tail) and all sub-streams are
-    active on every step but possibly the last.
+    active on every step but possibly the last. Groups are contiguous runs
+    of sub-streams, the first B mod G one sub-stream larger.
     """
 
     length: int
     batch_size: int
+    groups: int = 1
 
     @property
     def steps(self) -> int:
@@ -68,10 +82,14 @@ class Layout:
 
     @property
     def starts(self) -> np.ndarray:
-        base, longer = divmod(self.length, self.batch_size)
-        sizes = np.full(self.batch_size, base, dtype=np.int64)
-        sizes[:longer] += 1
+        sizes = np.array(split_sizes(self.length, self.batch_size), dtype=np.int64)
         return np.concatenate(([0], np.cumsum(sizes)[:-1]))
+
+    @property
+    def group_rows(self) -> list[tuple[int, int]]:
+        """[start, stop) of each group's rows in the batch."""
+        bounds = np.cumsum([0] + split_sizes(self.batch_size, self.groups))
+        return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
     def active(self, step: int) -> int:
         """Sub-streams that still have a byte at `step` (always a prefix)."""
@@ -142,65 +160,174 @@ def deterministic(threads: int) -> Iterator[None]:
 
 
 class Predictor:
-    """The online model: probabilities for a step, then one Adam step on it."""
+    """The online model: probabilities group by group, then one Adam step.
 
-    def __init__(self, cfg: ModelConfig, batch_size: int, seed: int, device: torch.device):
+    Per step: `probabilities(g)` for every group, `learn(g, targets)` for
+    every group (after its bytes are known), then `update()`. The contexts
+    (the last T bytes of every sub-stream) live here, on the device.
+    """
+
+    def __init__(self, cfg: ModelConfig, batch_size: int, seed: int, device: torch.device,
+                 groups: int = 1):
         with torch.random.fork_rng(devices=[]):  # seeded init on the CPU, global RNG untouched
             torch.manual_seed(seed)
-            model = FADE(cfg, batch_size)
+            model = FADE(cfg, batch_size, groups)
         self.model = model.to(device)
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
             eps=cfg.adam_eps, weight_decay=cfg.weight_decay, fused=True)
         self.device = device
-        self._logits: torch.Tensor | None = None
+        self.group_rows = Layout(batch_size, batch_size, groups).group_rows
+        # Each group's loss is its mean weighted by its share of the batch, so
+        # the summed gradient is the whole batch's mean; one group: the mean.
+        self._weights = [None] if groups == 1 else \
+            [(stop - start) / batch_size for start, stop in self.group_rows]
+        self.context = torch.zeros(batch_size, cfg.timesteps, dtype=torch.long, device=device)
+        self._logits: list[torch.Tensor | None] = [None] * groups
+        self._targets: list[torch.Tensor | None] = [None] * groups
 
-    def probabilities(self, context: torch.Tensor) -> np.ndarray:
-        """(B, 256) float32 next-byte probabilities for a (B, T) context.
+    def probabilities(self, group: int = 0) -> torch.Tensor:
+        """(B_g, 256) float32 next-byte probabilities of a group's sub-streams,
+        on the device.
 
         The single source of probabilities for encoder and decoder alike.
         """
-        self._logits = self.model(context)
-        probs = torch.softmax(self._logits.detach(), dim=-1)
-        return probs.to("cpu", torch.float32).numpy().astype(PROB_DTYPE, copy=False)
+        start, stop = self.group_rows[group]
+        logits = self.model(self.context[start:stop], group)
+        self._logits[group] = logits
+        return torch.softmax(logits.detach(), dim=-1)
 
-    def learn(self, targets: torch.Tensor) -> None:
-        """One Adam step on the cross-entropy of the last prediction."""
-        loss = F.cross_entropy(self._logits, targets)
-        self.optimizer.zero_grad(set_to_none=True)
+    def learn(self, group: int, targets: torch.Tensor) -> None:
+        """Backward of the group's cross-entropy on its (B_g,) int64 bytes;
+        gradients accumulate over the groups of a step."""
+        if group == 0:
+            self.optimizer.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(self._logits[group], targets)
+        if self._weights[group] is not None:
+            loss = loss * self._weights[group]
         loss.backward()
+        self._logits[group] = None
+        self._targets[group] = targets
+
+    def update(self) -> None:
+        """The Adam step; each context drops its oldest byte and takes the new one."""
         self.optimizer.step()
-        self._logits = None
+        targets = self._targets[0] if len(self._targets) == 1 else torch.cat(self._targets)
+        self.context = torch.cat((self.context[:, 1:], targets[:, None]), dim=1)
 
 
-# code_step(step, probabilities of the active rows) -> the step's bytes (uint8)
-CodeStep = Callable[[int, np.ndarray], np.ndarray]
+class StepProfile:
+    """Per-step timings of the loop: wall time, time the device computed,
+    time the model's side waited for the coders, and the coders' own time.
+
+    On a CPU the model runs in the calling thread, so "device" is the time
+    spent in model calls and "wait" the time blocked on coder workers. On a
+    GPU work is queued, so both come from CUDA events read after the run:
+    "device" sums the queued segments' durations, "wait" is the rest of the
+    step (the device idle).
+    """
+
+    def __init__(self, device: torch.device):
+        self.cuda = device.type == "cuda"
+        self.rows: list[dict[str, float]] = []
+        self._marks: list[tuple] = []  # per step: (start, [(begin, end) segments], wait)
+
+    def _now(self):
+        if self.cuda:
+            event = torch.cuda.Event(enable_timing=True)
+            event.record()
+            return event
+        return time.perf_counter()
+
+    def begin_step(self) -> None:
+        self._marks.append((self._now(), [], 0.0))
+
+    @contextlib.contextmanager
+    def device_work(self) -> Iterator[None]:
+        begin = self._now()
+        yield
+        self._marks[-1][1].append((begin, self._now()))
+
+    def finish(self, wait_seconds: list[float], coder_seconds: dict[int, float]) -> None:
+        """Turn the marks into rows; `wait_seconds[t]`: the model's side
+        blocked on coders during step t."""
+        end = self._now()
+        if self.cuda:
+            torch.cuda.synchronize()
+        starts = [mark[0] for mark in self._marks] + [end]
+
+        def seconds(a, b) -> float:
+            return a.elapsed_time(b) / 1000 if self.cuda else b - a
+
+        for step, (start, segments, _) in enumerate(self._marks):
+            wall = seconds(start, starts[step + 1])
+            device = sum(seconds(a, b) for a, b in segments)
+            wait = wall - device if self.cuda else wait_seconds[step]
+            self.rows.append(dict(step=step, wall=wall, device=device, wait=max(0.0, wait),
+                                  coder=coder_seconds.get(step, 0.0)))
 
 
-def _run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device,
-         code_step: CodeStep, progress: Progress | None) -> None:
-    """The coding loop shared by compress and decompress."""
-    predictor = Predictor(cfg, layout.batch_size, seed, device)
-    context = torch.zeros(layout.batch_size, cfg.timesteps, dtype=torch.long, device=device)
-    done, bits = 0, 0.0
+def _run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device, pool: CoderPool,
+         targets_of: Callable[[int, int, int], torch.Tensor], progress: Progress | None,
+         profile: StepProfile | None = None) -> None:
+    """The coding loop shared by compress and decompress.
+
+    `targets_of(step, group, count)` gives a group's bytes of a step as an
+    int64 tensor on the device: the encoder reads them from the input, the
+    decoder waits for its coder worker.
+    """
+    predictor = Predictor(cfg, layout.batch_size, seed, device, layout.groups)
+    cuda = device.type == "cuda"
+    ready = [[torch.cuda.Event() for _ in layout.group_rows] for _ in range(2)] if cuda else None
+    waits: list[float] = []
+    timed = profile.device_work if profile is not None else contextlib.nullcontext
     for step in range(layout.steps):
-        probs = predictor.probabilities(context)
-        active = layout.active(step)
-        symbols = code_step(step, probs[:active])
-        done += active
+        active, last = layout.active(step), step + 1 == layout.steps
+        waited = pool.wait_seconds
+        if profile is not None:
+            profile.begin_step()
+        pool.reserve(step)  # the slot this step writes is free
+        counts = [max(0, min(stop, active) - start) for start, stop in layout.group_rows]
+        with timed():
+            for group, count in enumerate(counts):
+                if count == 0:  # only on the last step, which ends with no update
+                    continue
+                probs = predictor.probabilities(group)
+                pool.probs_slot(step, group)[:count].copy_(probs[:count], non_blocking=cuda)
+                event = None
+                if cuda:
+                    event = ready[step % 2][group]
+                    event.record()
+                pool.publish(step, group, count, event)
+        for group, count in enumerate(counts):
+            if count == 0:
+                continue
+            targets = targets_of(step, group, count)
+            if not last:
+                with timed():
+                    predictor.learn(group, targets)
+        if not last:
+            with timed():
+                predictor.update()
+        waits.append(pool.wait_seconds - waited)
         if progress is not None:
-            bits -= float(np.log2(probs[np.arange(active), symbols]).sum())
-            progress(done, layout.length, bits)
-        if step + 1 < layout.steps:  # all rows are active on every step but the last
-            targets = torch.from_numpy(symbols.astype(np.int64)).to(device)
-            predictor.learn(targets)
-            context = torch.cat((context[:, 1:], targets[:, None]), dim=1)
+            progress(pool.counters.done_bytes, layout.length, pool.counters.bits)
+    waited = pool.wait_seconds
+    pool.drain()  # the coders finish the last steps (counted as the last step's wait)
+    if waits:
+        waits[-1] += pool.wait_seconds - waited
+    if progress is not None:
+        progress(pool.counters.done_bytes, layout.length, pool.counters.bits)
+    if profile is not None:
+        profile.finish(waits, pool.counters.coder_seconds)
 
 
 def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str | None = None,
              batch_size: int | None = None, device: str = "auto", threads: int | None = None,
              seed: int = 0, method: str = "auto", dtype: str = "auto", float_mode: str = "off",
-             float_codec: str = "auto", progress: Progress | None = None) -> bytes:
+             float_codec: str = "auto", groups: int | None = None,
+             coder_threads: int | None = None, progress: Progress | None = None,
+             profile: StepProfile | None = None) -> bytes:
     """Compress `data` into a self-describing archive (see docs/format.md).
 
     `model` or `preset_name` picks the predictor (default: the default
@@ -208,6 +335,13 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     size, preset and device; `threads` defaults to torch's current intra-op
     thread count. Cost: one forward, backward and Adam step per
     ceil(len(data) / batch_size) bytes.
+
+    `groups` (default per device, `config.DEFAULT_GROUPS`) cuts the batch
+    into groups with a coder and payload each, which decoders overlap with
+    the model and decode in parallel; it is recorded in the archive.
+    `coder_threads` (default `config.coder_threads_for`) is how many coder
+    workers run beside the model: it changes the speed, not the archive.
+    `profile`: a StepProfile to fill with per-step timings.
 
     `method` "auto" runs the model unless the input is too small or looks
     random (then, and whenever the model's archive would be larger than the
@@ -238,6 +372,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if not 1 <= threads <= MAX_THREADS:
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
     batch = batch_size_for(len(data), batch_size, preset_name, torch_device.type)
+    group_count = groups_for(batch, groups, torch_device.type)
+    coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
     if method == FLOATS and float_mode == "off":
         raise FadeError("method floats needs float mode fast or strong (--floats)")
     if method in ("auto", FLOATS) and float_mode != "off":
@@ -248,7 +384,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
         if found is not None:
             archive = _compress_floats(data, *found, float_mode, float_codec, dict(
                 model=model, preset_name=preset_name, batch_size=batch_size, device=device,
-                threads=threads, seed=seed, progress=progress))
+                threads=threads, seed=seed, groups=groups, coder_threads=coder_threads,
+                progress=progress, profile=profile))
             if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
                 return floor.compress(data, "stored")
             return archive
@@ -258,8 +395,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
-    archive = _compress_learned(data, model, preset_name or "", batch, torch_device, threads,
-                                seed, progress)
+    archive = _compress_learned(data, model, preset_name or "", batch, group_count,
+                                coder_threads, torch_device, threads, seed, progress, profile)
     if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
         return min(archive, floor.compress(data), key=len)
     return archive
@@ -279,30 +416,41 @@ def _compress_floats(data: bytes, source: str, segments: list, mode: str, codec:
 
 
 def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: int,
-                      torch_device: torch.device, threads: int, seed: int,
-                      progress: Progress | None) -> bytes:
+                      groups: int, coder_threads: int | None, torch_device: torch.device,
+                      threads: int, seed: int, progress: Progress | None,
+                      profile: StepProfile | None) -> bytes:
     length = len(data)
+    payloads: list[bytes] = []
+    if length:
+        layout = Layout(length, batch, groups)
+        symbols = np.frombuffer(data, dtype=np.uint8)
+        starts = layout.starts
+        if torch_device.type == "cuda":  # the input on the device: targets with no host copy
+            on_device = torch.from_numpy(symbols.copy()).to(torch_device)
+            starts_on_device = torch.from_numpy(starts).to(torch_device)
+
+            def targets_of(step: int, group: int, count: int) -> torch.Tensor:
+                start = layout.group_rows[group][0]
+                return on_device[starts_on_device[start:start + count] + step].long()
+        else:
+            def targets_of(step: int, group: int, count: int) -> torch.Tensor:
+                start = layout.group_rows[group][0]
+                return torch.from_numpy(symbols[starts[start:start + count] + step].astype(np.int64))
+
+        coding = Coding("encode", starts, layout.group_rows, data=symbols)
+        workers = coder_threads_for(groups, coder_threads, torch_device.type, os.cpu_count())
+        with deterministic(threads), CoderPool(coding, workers, torch_device) as pool:
+            _run(layout, model, seed, torch_device, pool, targets_of, progress, profile)
+            payloads = pool.finish()
     header = Header(
         original_size=length, original_sha256=sha256(data), batch_size=batch, seed=seed,
         model=model, threads=threads, device_kind=torch_device.type,
         device_name=device_name(torch_device), torch_version=torch.__version__,
         cpu_capability=torch.backends.cpu.get_cpu_capability(), fade_version=__version__,
-        preset=preset_name,
+        preset=preset_name, groups=len(payloads),
+        group_payload_sizes=tuple(len(payload) for payload in payloads),
     )
-    encoder = Encoder()
-    if length:
-        layout = Layout(length, batch)
-        symbols_by_step = np.frombuffer(data, dtype=np.uint8)
-        starts = layout.starts
-
-        def encode_step(step: int, probs: np.ndarray) -> np.ndarray:
-            symbols = symbols_by_step[starts[:len(probs)] + step]
-            encoder.encode(symbols, probs)
-            return symbols
-
-        with deterministic(threads):
-            _run(layout, model, seed, torch_device, encode_step, progress)
-    return pack(header, encoder.finish())
+    return pack(header, b"".join(payloads))
 
 
 def read_header(archive: bytes) -> Header | CompactHeader | FloatHeader:
@@ -340,39 +488,52 @@ def decode_device(header: Header | CompactHeader | FloatHeader,
     return resolve_device(device)
 
 
-def decompress(archive: bytes, *, device: str = "auto",
-               progress: Progress | None = None) -> bytes:
+def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | None = None,
+               progress: Progress | None = None, profile: StepProfile | None = None) -> bytes:
     """Decode an archive made by `compress`, verified against its SHA-256
-    (a compact or floats archive: against its length and CRC-32)."""
-    return _decode(*unpack(archive), device, progress)
+    (a compact or floats archive: against its length and CRC-32).
+
+    `coder_threads`: coder workers (default `config.coder_threads_for`);
+    any number decodes any archive."""
+    coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
+    return _decode(*unpack(archive), device, progress, coder_threads, profile)
 
 
 def _decode(header: Header | CompactHeader | FloatHeader, payload: bytes, device: str,
-            progress: Progress | None) -> bytes:
+            progress: Progress | None, coder_threads: int | None = None,
+            profile: StepProfile | None = None) -> bytes:
     """Decode an unpacked archive: its header and payload."""
     if isinstance(header, CompactHeader):
         return floor.decompress(header, payload)
     if isinstance(header, FloatHeader):
-        return _decompress_floats(header, payload, device, progress)
-    return _decompress_learned(header, payload, device, progress)
+        return _decompress_floats(header, payload, device, progress, coder_threads, profile)
+    return _decompress_learned(header, payload, device, progress, coder_threads, profile)
 
 
-def _decompress_learned(header: Header, payload: bytes, device: str,
-                        progress: Progress | None) -> bytes:
+def _decompress_learned(header: Header, payload: bytes, device: str, progress: Progress | None,
+                        coder_threads: int | None, profile: StepProfile | None) -> bytes:
     torch_device = decode_device(header, device)
-    decoder = Decoder(payload)
     out = np.zeros(header.original_size, dtype=np.uint8)
     if header.original_size:
-        layout = Layout(header.original_size, header.batch_size)
+        layout = Layout(header.original_size, header.batch_size, header.groups)
         starts = layout.starts
+        bounds = np.cumsum((0,) + header.group_payload_sizes)
+        payloads = [payload[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        coding = Coding("decode", starts, layout.group_rows, payloads=payloads)
+        workers = coder_threads_for(header.groups, coder_threads, torch_device.type,
+                                    os.cpu_count())
+        with deterministic(header.threads), CoderPool(coding, workers, torch_device) as pool:
 
-        def decode_step(step: int, probs: np.ndarray) -> np.ndarray:
-            symbols = decoder.decode(probs)
-            out[starts[:len(probs)] + step] = symbols
-            return symbols
+            def targets_of(step: int, group: int, count: int) -> torch.Tensor:
+                start = layout.group_rows[group][0]
+                symbols = pool.symbols(step, group)[:count]
+                out[starts[start:start + count] + step] = symbols
+                received = pool.symbols_tensor(step, group)[:count]
+                return received.to(torch_device, non_blocking=True).long()
 
-        with deterministic(header.threads):
-            _run(layout, header.model, header.seed, torch_device, decode_step, progress)
+            _run(layout, header.model, header.seed, torch_device, pool, targets_of, progress,
+                 profile)
+            pool.finish()
     data = out.tobytes()
     if sha256(data) != header.original_sha256:
         differences = environment_differences(header, torch_device)
@@ -384,12 +545,13 @@ def _decompress_learned(header: Header, payload: bytes, device: str,
 
 
 def _decompress_floats(header: FloatHeader, payload: bytes, device: str,
-                       progress: Progress | None) -> bytes:
+                       progress: Progress | None, coder_threads: int | None,
+                       profile: StepProfile | None) -> bytes:
     if header.mode == "fast":  # on the CPU unless a GPU is asked for
         data = floats.decode_fast(header.segments, payload,
                                   None if device == "auto" else resolve_device(device))
     else:
-        planes = _decode(*_unpack_nested(payload), device, progress)
+        planes = _decode(*_unpack_nested(payload), device, progress, coder_threads, profile)
         data = floats.from_planes(planes, header.segments)
     if len(data) != header.original_size or zlib.crc32(data) != header.original_crc32:
         raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged)")

@@ -124,3 +124,46 @@ def batch_size_for(length: int, requested: int | None = None, preset_name: str |
     if requested is not None and requested < 1:
         raise FadeError("batch size must be at least 1")
     return min(requested or default_batch_size(length, preset_name, device_kind), length)
+
+
+def split_sizes(total: int, parts: int) -> list[int]:
+    """`total` items in `parts` contiguous runs, the first `total % parts`
+    one longer: the rule for sub-streams in a file and for groups in a batch."""
+    base, longer = divmod(total, parts)
+    return [base + 1] * longer + [base] * (parts - longer)
+
+
+# Groups: the batch's sub-streams are cut into G contiguous groups, each with
+# its own range coder and payload. A decoder then decodes one group's step
+# while the device computes another's (fade.pipeline), and several coder
+# threads decode different groups at once. G is part of the format (the
+# header records it); the number of coder threads is not.
+MAX_GROUPS = 16
+# On a CPU the model and the coder share the cores and coding costs under 1%
+# of a step (README, "Pipeline"), so splitting the batch only adds per-call
+# overhead: one group. On a GPU a group's decode overlaps the other groups'
+# device work; 4 lets 4 coder threads decode at once (not yet measured on a
+# GPU: none was lent to this work).
+DEFAULT_GROUPS = {"cpu": 1, "cuda": 4}
+MAX_CODER_THREADS = 16
+
+
+def groups_for(batch: int, requested: int | None = None, device_kind: str = "cpu") -> int:
+    """Groups actually used: the request or the device's default, at most
+    one per sub-stream (0 for empty input)."""
+    if requested is not None and not 1 <= requested <= MAX_GROUPS:
+        raise FadeError(f"groups must be between 1 and {MAX_GROUPS}")
+    return min(requested or DEFAULT_GROUPS.get(device_kind, 1), batch)
+
+
+def coder_threads_for(groups: int, requested: int | None = None, device_kind: str = "cpu",
+                      cpus: int | None = None) -> int:
+    """Coder threads actually used: the request or a default from the CPU
+    count, never more than one per group. On a CPU the cores run the model,
+    so the default is one coder thread; beside a GPU, one per group up to
+    half the cores."""
+    if requested is not None and not 1 <= requested <= MAX_CODER_THREADS:
+        raise FadeError(f"coder threads must be between 1 and {MAX_CODER_THREADS}")
+    if requested is None:
+        requested = 1 if device_kind == "cpu" else max(1, (cpus or 2) // 2)
+    return max(1, min(requested, groups))

@@ -40,7 +40,8 @@ class Decoder:
 
     def __init__(self, payload: bytes):
         if len(payload) % 4:
-            raise CorruptArchiveError("payload length is not a multiple of 4")
+            raise CorruptArchiveError(
+                "range-coded stream is damaged (its length is not a multiple of 4)")
         words = np.frombuffer(payload, dtype="<u4").astype(np.uint32)
         self._coder = constriction.stream.queue.RangeDecoder(words)
 
@@ -52,5 +53,5 @@ class Decoder:
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # pyo3 panics derive from BaseException
-            raise CorruptArchiveError(f"range decoder failed: {error}") from None
+            raise CorruptArchiveError(f"range-coded stream is damaged ({error})") from None
         return np.asarray(symbols).astype(np.uint8)

@@ -16,15 +16,23 @@ The module is stateful in two ways, both part of the coding state: the global
 stream's rolling cache, and the coarse refiner's per-sub-stream memories
 (one row of parameters per sub-stream, so the batch size is fixed at build
 time).
+
+The batch may be cut into G contiguous groups of sub-streams that run as
+separate forwards (`forward(context, group)`), so that a decoder can decode
+one group while the device computes the next (fade.pipeline). Each group
+has its own rolling cache and its own memory tensors; the weights are
+shared. With one group this is exactly the single-batch model.
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from fade.config import ModelConfig
+from fade.config import ModelConfig, split_sizes
 
 VOCAB = 256  # bytes
 
@@ -50,7 +58,7 @@ class GlobalStream(nn.Module):
     paper's code the cache is detached: only the projection out of it trains.
     """
 
-    def __init__(self, cfg: ModelConfig):
+    def __init__(self, cfg: ModelConfig, groups: int = 1):
         super().__init__()
         self.embed_dim = cfg.embed_dim
         self.cache_step = cfg.cache_step
@@ -58,17 +66,20 @@ class GlobalStream(nn.Module):
         self.append = GeGLU(cfg.embed_dim, cfg.cache_step)  # every later step
         self.out = nn.Linear(cfg.global_width, cfg.width)
         self.skip_scale = nn.Parameter(torch.tensor(1.0))  # a_g
-        self.rolling_cache: torch.Tensor | None = None  # (B, Fg)
+        # One (B_g, Fg) cache per group: separate tensors, so that updating one
+        # group's cache never touches a tensor another group's backward saved.
+        self.rolling_cache: list[torch.Tensor | None] = [None] * groups
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: (B, T*d)
+    def forward(self, x: torch.Tensor, group: int = 0) -> torch.Tensor:  # x: (B_g, T*d)
         with torch.no_grad():
-            if self.rolling_cache is None:
-                self.rolling_cache = self.first(x)
+            cache = self.rolling_cache[group]
+            if cache is None:
+                cache = self.first(x)
             else:
-                newest = self.append(x[:, -self.embed_dim:])  # (B, cache_step)
-                self.rolling_cache = torch.cat(
-                    (self.rolling_cache[:, self.cache_step:], newest), dim=1)
-        return F.gelu(self.out(self.rolling_cache)) + self.skip_scale * x
+                newest = self.append(x[:, -self.embed_dim:])  # (B_g, cache_step)
+                cache = torch.cat((cache[:, self.cache_step:], newest), dim=1)
+            self.rolling_cache[group] = cache
+        return F.gelu(self.out(cache)) + self.skip_scale * x
 
 
 class LocalStream(nn.Module):
@@ -102,28 +113,33 @@ class CoarseRefiner(nn.Module):
 
     z = up(down(u) @ U_s) * sigmoid(gate(u)) + bias_s + a_c * u, u = LN(h_b),
     where U_s (rank x rank) and bias_s (branches x branch width) belong to
-    sub-stream s: a persistent memory, one row of the batch each.
+    sub-stream s: a persistent memory, one row of the batch each. The rows
+    are drawn for the whole batch at once, then cut into one parameter per
+    group (the same values whatever the grouping).
     """
 
-    def __init__(self, cfg: ModelConfig, batch_size: int):
+    def __init__(self, cfg: ModelConfig, group_sizes: Sequence[int]):
         super().__init__()
         self.branches = cfg.branches
         branch_width = cfg.width // cfg.branches
+        batch_size = sum(group_sizes)
         self.norm = nn.LayerNorm(branch_width)
         self.down = nn.Linear(branch_width, cfg.coarse_rank)
         self.up = nn.Linear(cfg.coarse_rank, branch_width)
         self.gate = nn.Linear(branch_width, branch_width)
         self.skip_scale = nn.Parameter(torch.tensor(1.0))  # a_c
-        self.memory = nn.Parameter(  # U_s: (B, rank, rank)
-            torch.randn(batch_size, cfg.coarse_rank, cfg.coarse_rank) * cfg.init_std)
-        self.memory_bias = nn.Parameter(  # bias_s: (B, branches, branch width)
-            torch.randn(batch_size, cfg.branches, branch_width) * cfg.init_std)
+        memory = torch.randn(batch_size, cfg.coarse_rank, cfg.coarse_rank) * cfg.init_std
+        memory_bias = torch.randn(batch_size, cfg.branches, branch_width) * cfg.init_std
+        self.memory = nn.ParameterList(  # U_s per group: (B_g, rank, rank)
+            nn.Parameter(rows.clone()) for rows in memory.split(list(group_sizes)))
+        self.memory_bias = nn.ParameterList(  # bias_s per group: (B_g, branches, branch width)
+            nn.Parameter(rows.clone()) for rows in memory_bias.split(list(group_sizes)))
 
-    def forward(self, h: torch.Tensor) -> torch.Tensor:  # h: (B, T*d)
-        u = self.norm(h.view(h.shape[0], self.branches, -1))  # (B, branches, width/branches)
-        mixed = self.up(torch.bmm(self.down(u), self.memory))  # (B, branches, width/branches)
-        z = mixed * torch.sigmoid(self.gate(u)) + self.memory_bias + self.skip_scale * u
-        return z.flatten(1)  # (B, T*d)
+    def forward(self, h: torch.Tensor, group: int = 0) -> torch.Tensor:  # h: (B_g, T*d)
+        u = self.norm(h.view(h.shape[0], self.branches, -1))  # (B_g, branches, width/branches)
+        mixed = self.up(torch.bmm(self.down(u), self.memory[group]))  # (B_g, branches, ...)
+        z = mixed * torch.sigmoid(self.gate(u)) + self.memory_bias[group] + self.skip_scale * u
+        return z.flatten(1)  # (B_g, T*d)
 
 
 class FineRefiner(nn.Module):
@@ -143,33 +159,37 @@ class FineRefiner(nn.Module):
 
 
 class FADE(nn.Module):
-    """The dual-stream predictor for a batch of `batch_size` sub-streams."""
+    """The dual-stream predictor for a batch of `batch_size` sub-streams, cut
+    into `groups` contiguous groups (config.split_sizes)."""
 
-    def __init__(self, cfg: ModelConfig, batch_size: int):
+    def __init__(self, cfg: ModelConfig, batch_size: int, groups: int = 1):
         super().__init__()
         self.cfg = cfg
+        self.group_sizes = split_sizes(batch_size, groups)
         self.embedding = nn.Embedding(VOCAB, cfg.embed_dim)
         self.norm = nn.LayerNorm(cfg.width)
-        self.global_stream = GlobalStream(cfg)
+        self.global_stream = GlobalStream(cfg, groups)
         self.local_stream = LocalStream(cfg)
         self.router = Router(cfg)
-        self.coarse = CoarseRefiner(cfg, batch_size)
+        self.coarse = CoarseRefiner(cfg, self.group_sizes)
         self.fine = FineRefiner(cfg)
         self.head = nn.Linear(cfg.width, VOCAB)
         nn.init.normal_(self.embedding.weight, 0.0, cfg.init_std)
         nn.init.normal_(self.head.weight, 0.0, cfg.init_std)
         nn.init.zeros_(self.head.bias)
 
-    def forward(self, context: torch.Tensor) -> torch.Tensor:  # context: (B, T) int64
-        emb = self.embedding(context)  # (B, T, d)
-        x = self.norm(emb.flatten(1))  # (B, T*d)
-        h = self.router(x, self.global_stream(x), self.local_stream(emb))
-        return self.head(self.fine(self.coarse(h)))  # (B, 256)
+    def forward(self, context: torch.Tensor, group: int = 0) -> torch.Tensor:
+        """Logits (B_g, 256) for the (B_g, T) int64 context of `group`."""
+        emb = self.embedding(context)  # (B_g, T, d)
+        x = self.norm(emb.flatten(1))  # (B_g, T*d)
+        h = self.router(x, self.global_stream(x, group), self.local_stream(emb))
+        return self.head(self.fine(self.coarse(h, group)))  # (B_g, 256)
 
 
 def paper_parameter_count(model: FADE) -> int:
     """Parameters as the paper counts them: without the first-step cache
     projection and without the per-sub-stream memories."""
     skipped = {id(p) for p in model.global_stream.first.parameters()}
-    skipped |= {id(model.coarse.memory), id(model.coarse.memory_bias)}
+    skipped |= {id(p) for p in model.coarse.memory.parameters()}
+    skipped |= {id(p) for p in model.coarse.memory_bias.parameters()}
     return sum(p.numel() for p in model.parameters() if id(p) not in skipped)

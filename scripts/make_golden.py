@@ -4,7 +4,9 @@
 
 Writes tests/golden/v<VERSION>-<kind>.fade for each kind below, each beside
 the input it encodes. Run once per format version and never regenerate an
-older version's files: old archives must keep decoding.
+older version's files: old archives must keep decoding. Learned archives
+decode exactly only where the CPU computes like the one that made them
+(tests/conftest.py, `decodes_here`); the header names its CPU capability.
 """
 
 import io
@@ -28,7 +30,9 @@ NPY = io.BytesIO()
 np.save(NPY, WAVE)
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 ARCHIVES = {
-    "tiny": (TEXT, dict(SETTINGS, method="fade")),
+    "tiny": (TEXT, dict(SETTINGS, method="fade", groups=1)),
+    # Three groups of 3, 3 and 2 sub-streams: one payload each (format v4).
+    "groups": (TEXT, dict(SETTINGS, method="fade", batch_size=8, groups=3)),
     "stored": (TEXT, dict(method="stored")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),

@@ -1,5 +1,5 @@
-"""Time one coding step of the model (forward, softmax to the host, backward,
-Adam), without the range coder: the cost that bounds fade's throughput.
+"""Time one coding step of the model (forward, softmax, backward, Adam),
+without the range coder: the cost that bounds fade's throughput.
 
     python scripts/step_time.py [PRESET:BATCH ...] [--threads N] [--steps N]
 
@@ -25,15 +25,14 @@ def step_times(preset_name: str, batch: int, steps: int) -> list[float]:
     cfg = preset(preset_name)
     predictor = Predictor(cfg, batch, seed=0, device=torch.device("cpu"))
     generator = torch.Generator().manual_seed(0)
-    context = torch.randint(0, 256, (batch, cfg.timesteps), generator=generator)
     times = []
     for _ in range(steps):
         targets = torch.randint(0, 256, (batch,), generator=generator)
         start = time.perf_counter()
-        predictor.probabilities(context)
-        predictor.learn(targets)
+        predictor.probabilities()
+        predictor.learn(0, targets)
+        predictor.update()
         times.append(time.perf_counter() - start)
-        context = torch.cat((context[:, 1:], targets[:, None]), dim=1)
     return times[2:]  # the first steps build the cache and warm the allocator
 
 

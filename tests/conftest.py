@@ -46,3 +46,25 @@ def one_error_line(result: subprocess.CompletedProcess, *must_contain: str) -> s
     for text in must_contain:
         assert text in lines[0], (text, lines[0])
     return lines[0]
+
+
+def decodes_here(blob: bytes, original: bytes) -> None:
+    """Assert that a learned archive made elsewhere decodes to `original`
+    here, or, where this CPU computes differently from the one that made it
+    (another CPU capability: AVX2 against AVX-512 gives other matmul and
+    kernel roundings), that the decode fails cleanly on its checksum and
+    names that cause. An archive must always decode on the kind of machine
+    that made it."""
+    import torch
+
+    import fade
+    from fade.codec import model_header
+
+    header = model_header(blob)
+    try:
+        assert fade.decompress(blob) == original
+    except fade.ChecksumMismatchError as error:
+        here = torch.backends.cpu.get_cpu_capability()
+        assert header is not None and header.cpu_capability != here, \
+            f"made on {header.cpu_capability}, fails here on {here}: {error}"
+        assert "CPU capability" in str(error)

@@ -61,11 +61,10 @@ def trained() -> dict:
     predictor = Predictor(preset("tiny"), 8, 0, torch.device("cpu"))
     text = np.frombuffer(corpus_file("alice29.txt").read_bytes()[:8 * 200], np.uint8)
     steps = torch.from_numpy(text.reshape(8, -1).astype(np.int64))
-    context = torch.zeros(8, preset("tiny").timesteps, dtype=torch.long)
     for t in range(steps.shape[1]):
-        predictor.probabilities(context)
-        predictor.learn(steps[:, t])
-        context = torch.cat((context[:, 1:], steps[:, t:t + 1]), dim=1)
+        predictor.probabilities()
+        predictor.learn(0, steps[:, t])
+        predictor.update()
     return {name: value.detach().float() for name, value in predictor.model.state_dict().items()}
 
 

@@ -23,7 +23,8 @@ def test_parameter_counts_match_the_paper():
     # ... + 4.2 M first-step cache projection + 2.4 M per-stream memories = 21.8 M.
     first = sum(p.numel() for p in model.global_stream.first.parameters())
     assert first == 512 * 8192 + 8192
-    assert model.coarse.memory.numel() + model.coarse.memory_bias.numel() == 512 * (64 * 64 + 512)
+    memories = [*model.coarse.memory, *model.coarse.memory_bias]
+    assert sum(p.numel() for p in memories) == 512 * (64 * 64 + 512)
     assert sum(p.numel() for p in model.parameters()) == 21_768_323
 
 
