@@ -24,9 +24,10 @@ import torch
 import fade
 from fade import floats
 from fade.archive import method_of
-from fade.codec import (DEVICES, MAX_THREADS, METHOD_CHOICES, decode_device, device_name,
-                        environment_differences, model_header, resolve_device)
-from fade.config import DEFAULT_PRESET, PRESETS, batch_size_for
+from fade.codec import (DEVICES, MAX_THREADS, METHOD_CHOICES, StepProfile, decode_device,
+                        device_name, environment_differences, model_header, resolve_device)
+from fade.config import (DEFAULT_PRESET, MAX_CODER_THREADS, MAX_GROUPS, PRESETS, batch_size_for,
+                         coder_threads_for, groups_for)
 
 # Exit codes, in one place.
 EXIT_OK = 0
@@ -57,6 +58,8 @@ class Options:
     remove_input: bool
     verbosity: int  # 0 quiet, 1 normal, 2 verbose
     device: str
+    coder_threads: int | None
+    profile: str | None  # where per-step timings go ("-": stderr)
 
 
 def _say(message: str) -> None:
@@ -215,6 +218,8 @@ def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
         files = (STDIO,)
     if opts.output and len(files) > 1:
         raise click.UsageError("-o/--output takes a single input file")
+    if opts.profile and len(files) > 1:
+        raise click.UsageError("--profile takes a single input file")
     status = EXIT_OK
     for path in files:
         try:
@@ -241,15 +246,52 @@ def _common(func):
         click.option("-v", "--verbose", count=True, help="Say more (device, settings)."),
         click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
                      help="Where the model runs."),
+        click.option("--coder-threads", type=click.IntRange(1, MAX_CODER_THREADS), default=None,
+                     help="Range-coder workers beside the model, at most one per group "
+                          "(processes when more than one); changes speed, never the archive "
+                          "[default: 1 on a CPU, half the cores beside a GPU]."),
+        click.option("--profile", metavar="FILE", default=None,
+                     help="Write per-step timings (device, coders, waiting) to FILE as "
+                          "tab-separated values ('-': stderr), and a summary line."),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
 
 
-def _options(output, to_stdout, force, keep, quiet, verbose, device) -> Options:
+def _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
+             profile) -> Options:
     return Options(output=output, stdout=to_stdout, force=force, remove_input=not keep,
-                   verbosity=max(0, 1 + verbose - quiet), device=device)
+                   verbosity=max(0, 1 + verbose - quiet), device=device,
+                   coder_threads=coder_threads, profile=profile)
+
+
+def _write_profile(profile: StepProfile, name: str, opts: Options) -> None:
+    """The per-step table (tab-separated, milliseconds) and a summary line."""
+    rows = profile.rows
+    if not rows:
+        if opts.verbosity > 0:
+            _say(f"{name}: profile: no model steps (compact archive)")
+        return
+    lines = ["step\twall_ms\tdevice_ms\twait_ms\tcoder_ms"]
+    lines += [f"{r['step']}\t{1000 * r['wall']:.3f}\t{1000 * r['device']:.3f}\t"
+              f"{1000 * r['wait']:.3f}\t{1000 * r['coder']:.3f}" for r in rows]
+    table = "\n".join(lines) + "\n"
+    if opts.profile == STDIO:
+        click.echo(table, err=True, nl=False)
+    else:
+        try:
+            with open(opts.profile, "w") as file:
+                file.write(table)
+        except OSError as error:
+            raise UserError(opts.profile, _os_reason(error)) from None
+    if opts.verbosity > 0:
+        total = {key: sum(r[key] for r in rows) for key in ("wall", "device", "wait", "coder")}
+        wall = max(total["wall"], 1e-9)
+        _say(f"{name}: profile: {len(rows)} steps in {total['wall']:.2f} s; device "
+             f"{total['device']:.2f} s ({100 * total['device'] / wall:.1f}%), waiting for "
+             f"coders {total['wait']:.2f} s ({100 * total['wait'] / wall:.1f}%), coders "
+             f"{total['coder']:.2f} s")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -284,10 +326,16 @@ def fade_cli():
 @click.option("--float-codec", type=click.Choice(floats.CODEC_CHOICES), default="auto",
               show_default=True,
               help="Exponent codec in fast mode (auto: the smallest by estimate, per tensor).")
-def compress(files, output, to_stdout, force, keep, quiet, verbose, device, preset,
-             batch_size, threads, method, dtype, float_mode, float_codec):
+@click.option("--groups", type=click.IntRange(1, MAX_GROUPS), default=None,
+              help="Groups of sub-streams, each with its own range coder: decoders overlap "
+                   "them with the model and decode them in parallel; recorded in the archive "
+                   "[default: 1 on a CPU, 4 on a GPU].")
+def compress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
+             profile, preset, batch_size, threads, method, dtype, float_mode, float_codec,
+             groups):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
-    opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
+    opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
+                    profile)
 
     def transform(data: bytes, make_bar, path: str) -> bytes:
         name = "stdin" if path == STDIO else path
@@ -304,45 +352,68 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, pres
                      "at KB/s, --floats fast at hundreds of MB/s (larger archive)")
         if opts.verbosity > 1:
             torch_device = resolve_device(device)
+            batch = batch_size_for(len(data), batch_size, preset, torch_device.type)
+            group_count = groups_for(batch, groups, torch_device.type)
+            workers = coder_threads_for(group_count, coder_threads, torch_device.type,
+                                        os.cpu_count())
             _say(f"{name}: compressing on {torch_device.type} "
-                 f"({device_name(torch_device)}), preset {preset}, "
-                 f"batch {batch_size_for(len(data), batch_size, preset, torch_device.type)}, "
-                 f"{threads or torch.get_num_threads()} threads")
+                 f"({device_name(torch_device)}), preset {preset}, batch {batch}, "
+                 f"{group_count} groups, {threads or torch.get_num_threads()} threads, "
+                 f"{workers} coder threads")
         bar = make_bar(len(data))
+        timings = StepProfile(resolve_device(device)) if opts.profile else None
         try:
-            return fade.compress(data, preset_name=preset, batch_size=batch_size,
-                                 device=device, threads=threads, method=method, dtype=dtype,
-                                 float_mode=float_mode, float_codec=float_codec, progress=bar)
+            archive = fade.compress(data, preset_name=preset, batch_size=batch_size,
+                                    device=device, threads=threads, method=method, dtype=dtype,
+                                    float_mode=float_mode, float_codec=float_codec,
+                                    groups=groups, coder_threads=coder_threads, progress=bar,
+                                    profile=timings)
         finally:
             bar.close()
+        if timings is not None:
+            _write_profile(timings, name, opts)
+        return archive
 
     return _run_files(files, opts, True, transform)
 
 
 @fade_cli.command()
 @_common
-def decompress(files, output, to_stdout, force, keep, quiet, verbose, device):
+def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
+               profile):
     """Decompress FILES.fade (each to FILE; '-' or none: stdin). No model flags needed."""
-    opts = _options(output, to_stdout, force, keep, quiet, verbose, device)
+    opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
+                    profile)
 
     def transform(archive: bytes, make_bar, path: str) -> bytes:
         header = model_header(archive)  # a strong floats archive's nested one
-        if header is None:  # no model: nothing to set up or warn about
-            return fade.decompress(archive)
-        torch_device = decode_device(header, device)
         name = "stdin" if path == STDIO else path
+        if header is None:  # no model: nothing to set up or warn about
+            data = fade.decompress(archive)
+            if opts.profile:
+                _write_profile(StepProfile(torch.device("cpu")), name, opts)
+            return data
+        torch_device = decode_device(header, device)
         if opts.verbosity > 0:
             for difference in environment_differences(header, torch_device):
                 _say(f"{name}: warning: {difference}; probabilities may differ and "
                      "the decode may fail its checksum")
         if opts.verbosity > 1:
+            workers = coder_threads_for(header.groups, coder_threads, torch_device.type,
+                                        os.cpu_count())
             _say(f"{name}: decoding on {torch_device.type} with {header.threads} threads, "
-                 f"batch {header.batch_size}, preset {header.preset or 'custom'}")
+                 f"batch {header.batch_size}, {header.groups} groups, {workers} coder threads, "
+                 f"preset {header.preset or 'custom'}")
         bar = make_bar(header.original_size)
+        timings = StepProfile(torch_device) if opts.profile else None
         try:
-            return fade.decompress(archive, device=torch_device.type, progress=bar)
+            data = fade.decompress(archive, device=torch_device.type, progress=bar,
+                                   coder_threads=coder_threads, profile=timings)
         finally:
             bar.close()
+        if timings is not None:
+            _write_profile(timings, name, opts)
+        return data
 
     return _run_files(files, opts, False, transform)
 
