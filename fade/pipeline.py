@@ -167,6 +167,10 @@ class CoderPool:
     in `wait_seconds`.
     """
 
+    # The dispatcher thread runs beside a GPU only; tests set this to run the
+    # same hand-off on a CPU (where `ready` is None).
+    always_dispatch = False
+
     def __init__(self, coding: Coding, workers: int, device: torch.device,
                  processes: bool | None = None):
         groups = len(coding.group_rows)
@@ -201,7 +205,7 @@ class CoderPool:
             self._conns.append(here)
             self._workers.append(runner)
         self._dispatch: queue.Queue | None = None
-        if device.type == "cuda":
+        if device.type == "cuda" or self.always_dispatch:
             self._dispatch = queue.Queue()
             self._dispatcher = threading.Thread(target=self._dispatch_loop, daemon=True,
                                                 name="fade-dispatch")

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 import fade
+import fade.pipeline
 from fade import archive
 from fade.config import MAX_CODER_THREADS, MAX_GROUPS
 
-from conftest import corpus_file, fade_command, fade_env, one_error_line, run_fade
+from conftest import REPO, corpus_file, fade_command, fade_env, one_error_line, run_fade
 
 BATCH = 16  # one sub-stream per group at the most groups
 # 8 full steps and a last step with 5 active sub-streams, so that on the
@@ -71,6 +72,17 @@ def test_archive_does_not_depend_on_coder_threads(text, by_groups):
         assert fade.compress(text, groups=MAX_GROUPS, coder_threads=threads, **TINY) == most, \
             threads
     assert fade.compress(text, groups=3, coder_threads=2, **TINY) == by_groups[3]
+
+
+def test_gpu_hand_off_through_the_dispatcher_thread_changes_nothing(text, by_groups, monkeypatch):
+    # Beside a GPU, steps reach the workers through a dispatcher thread
+    # (after the copy's CUDA event); the same path on a CPU, with a thread
+    # worker and with coder processes, gives the same archive and bytes.
+    monkeypatch.setattr(fade.pipeline.CoderPool, "always_dispatch", True)
+    for groups, workers in ((3, 1), (3, 2)):
+        blob = fade.compress(text, groups=groups, coder_threads=workers, **TINY)
+        assert blob == by_groups[groups]
+        assert fade.decompress(blob, coder_threads=workers) == text
 
 
 def test_every_coder_thread_count_decodes_in_a_fresh_process(tmp_path, text, by_groups):
@@ -209,3 +221,20 @@ def test_profile_has_one_row_per_step(tmp_path, text):
     table = [line for line in result.stderr.decode().splitlines() if "\t" in line]
     assert len(table) == steps + 1
     assert (tmp_path / "back").read_bytes() == text
+
+
+def test_pipeline_bench_reports_the_three_runs(tmp_path):
+    # scripts/pipeline_bench.py on a small slice: exit 0, the round trip
+    # checked, one row per run with the ratios it is read for.
+    (tmp_path / "a").write_bytes(corpus_file("alice29.txt").read_bytes()[:2000])
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "pipeline_bench.py"), "a", "--preset", "tiny",
+         "--batch", "16", "--groups", "2", "--coder-threads", "2", "--device", "cpu"],
+        cwd=tmp_path, env=fade_env(), capture_output=True, timeout=600)
+    assert result.returncode == 0, result.stderr.decode()
+    out = result.stdout.decode()
+    assert "batch 16, 2 groups, 2 coder workers" in out and "round trip exact" in out
+    rows = {line.split("|")[1].strip(): line.split("|")[2:-1]
+            for line in out.splitlines() if line.startswith("| ") and "---" not in line}
+    assert set(rows) == {"run", "model only", "compress", "decompress"}
+    assert float(rows["compress"][2]) > 0 and float(rows["decompress"][3]) > 0
