@@ -27,6 +27,7 @@ the decoder restores the encoder's count instead of using its own).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import time
@@ -47,7 +48,7 @@ from fade import floats, floor  # noqa: E402
 from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHeader,  # noqa: E402
                           FloatHeader, Header, pack, pack_floats, sha256, unpack)
 from fade.config import (DEFAULT_PRESET, ModelConfig, batch_size_for,  # noqa: E402
-                         coder_threads_for, groups_for, preset, split_sizes)
+                         coder_threads_for, group_rows, groups_for, preset, split_sizes)
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError  # noqa: E402
 from fade.model import FADE  # noqa: E402
 from fade.pipeline import CoderPool, Coding  # noqa: E402
@@ -85,16 +86,21 @@ class Layout:
         sizes = np.array(split_sizes(self.length, self.batch_size), dtype=np.int64)
         return np.concatenate(([0], np.cumsum(sizes)[:-1]))
 
-    @property
+    @functools.cached_property
     def group_rows(self) -> list[tuple[int, int]]:
-        """[start, stop) of each group's rows in the batch."""
-        bounds = np.cumsum([0] + split_sizes(self.batch_size, self.groups))
-        return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        """[start, stop) of each group's rows in the batch (read every step)."""
+        return group_rows(self.batch_size, self.groups)
 
     def active(self, step: int) -> int:
         """Sub-streams that still have a byte at `step` (always a prefix)."""
         longer = self.length % self.batch_size
         return longer if longer and step == self.steps - 1 else self.batch_size
+
+    def counts(self, step: int) -> list[int]:
+        """Active sub-streams of each group at `step` (0 for a group only on
+        the last step)."""
+        active = self.active(step)
+        return [max(0, min(stop, active) - start) for start, stop in self.group_rows]
 
 
 def resolve_device(device: str) -> torch.device:
@@ -177,7 +183,7 @@ class Predictor:
             self.model.parameters(), lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
             eps=cfg.adam_eps, weight_decay=cfg.weight_decay, fused=True)
         self.device = device
-        self.group_rows = Layout(batch_size, batch_size, groups).group_rows
+        self.group_rows = group_rows(batch_size, groups)
         # Each group's loss is its mean weighted by its share of the batch, so
         # the summed gradient is the whole batch's mean; one group: the mean.
         self._weights = [None] if groups == 1 else \
@@ -230,7 +236,7 @@ class StepProfile:
     def __init__(self, device: torch.device):
         self.cuda = device.type == "cuda"
         self.rows: list[dict[str, float]] = []
-        self._marks: list[tuple] = []  # per step: (start, [(begin, end) segments], wait)
+        self._marks: list[tuple] = []  # per step: (start, [(begin, end) device segments])
 
     def _now(self):
         if self.cuda:
@@ -240,7 +246,7 @@ class StepProfile:
         return time.perf_counter()
 
     def begin_step(self) -> None:
-        self._marks.append((self._now(), [], 0.0))
+        self._marks.append((self._now(), []))
 
     @contextlib.contextmanager
     def device_work(self) -> Iterator[None]:
@@ -259,7 +265,7 @@ class StepProfile:
         def seconds(a, b) -> float:
             return a.elapsed_time(b) / 1000 if self.cuda else b - a
 
-        for step, (start, segments, _) in enumerate(self._marks):
+        for step, (start, segments) in enumerate(self._marks):
             wall = seconds(start, starts[step + 1])
             device = sum(seconds(a, b) for a, b in segments)
             wait = wall - device if self.cuda else wait_seconds[step]
@@ -282,12 +288,12 @@ def _run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device, pool
     waits: list[float] = []
     timed = profile.device_work if profile is not None else contextlib.nullcontext
     for step in range(layout.steps):
-        active, last = layout.active(step), step + 1 == layout.steps
+        last = step + 1 == layout.steps
         waited = pool.wait_seconds
         if profile is not None:
             profile.begin_step()
         pool.reserve(step)  # the slot this step writes is free
-        counts = [max(0, min(stop, active) - start) for start, stop in layout.group_rows]
+        counts = layout.counts(step)
         with timed():
             for group, count in enumerate(counts):
                 if count == 0:  # only on the last step, which ends with no update
@@ -435,7 +441,8 @@ def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: 
         else:
             def targets_of(step: int, group: int, count: int) -> torch.Tensor:
                 start = layout.group_rows[group][0]
-                return torch.from_numpy(symbols[starts[start:start + count] + step].astype(np.int64))
+                rows = starts[start:start + count] + step
+                return torch.from_numpy(symbols[rows].astype(np.int64))
 
         coding = Coding("encode", starts, layout.group_rows, data=symbols)
         workers = coder_threads_for(groups, coder_threads, torch_device.type, os.cpu_count())
@@ -528,8 +535,8 @@ def _decompress_learned(header: Header, payload: bytes, device: str, progress: P
                 start = layout.group_rows[group][0]
                 symbols = pool.symbols(step, group)[:count]
                 out[starts[start:start + count] + step] = symbols
-                received = pool.symbols_tensor(step, group)[:count]
-                return received.to(torch_device, non_blocking=True).long()
+                # A view of the shared (on CUDA pinned) slot: an asynchronous copy.
+                return torch.from_numpy(symbols).to(torch_device, non_blocking=True).long()
 
             _run(layout, header.model, header.seed, torch_device, pool, targets_of, progress,
                  profile)

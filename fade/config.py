@@ -8,6 +8,7 @@ convenience: changing a preset never breaks an old archive.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 
 from fade.errors import FadeError
@@ -131,6 +132,12 @@ def split_sizes(total: int, parts: int) -> list[int]:
     one longer: the rule for sub-streams in a file and for groups in a batch."""
     base, longer = divmod(total, parts)
     return [base + 1] * longer + [base] * (parts - longer)
+
+
+def group_rows(batch: int, groups: int) -> list[tuple[int, int]]:
+    """[start, stop) of each group's rows in a batch of `batch` sub-streams."""
+    bounds = list(itertools.accumulate(split_sizes(batch, groups), initial=0))
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 # Groups: the batch's sub-streams are cut into G contiguous groups, each with

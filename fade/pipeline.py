@@ -68,7 +68,6 @@ class SharedSlots:
         self.symbols = np.frombuffer(self._map, dtype=np.uint8, offset=probs_bytes,
                                      count=SLOTS * batch).reshape(SLOTS, batch)
         self.probs_tensor = torch.from_numpy(self.probs)  # the same memory
-        self.symbols_tensor = torch.from_numpy(self.symbols)
         self._pinned = None
         if device.type == "cuda":
             self._pin(probs_bytes + SLOTS * batch)
@@ -239,11 +238,6 @@ class CoderPool:
         start, stop = self.coding.group_rows[group]
         return self.slots.symbols[step % SLOTS, start:stop]
 
-    def symbols_tensor(self, step: int, group: int) -> torch.Tensor:
-        """The same rows as `symbols`, as a tensor on the shared (pinned) memory."""
-        start, stop = self.coding.group_rows[group]
-        return self.slots.symbols_tensor[step % SLOTS, start:stop]
-
     def drain(self) -> None:
         """Wait until the workers have coded every step handed to them."""
         for worker in range(self.workers):
@@ -308,12 +302,11 @@ class CoderPool:
         expected = self._pending[worker].popleft() if self._pending[worker] else None
         if expected != (step, group):
             raise RuntimeError(f"coder worker answered {(step, group)}, expected {expected}")
-        self._acked.add((step, group))
+        if self.coding.mode == "decode":  # `symbols` waits for it; nobody waits on an encode
+            self._acked.add((step, group))
         self.counters.done_bytes += count
         self.counters.bits += bits
         self.counters.coder_seconds[step] += seconds
-        if self.coding.mode == "encode":
-            self._acked.discard((step, group))  # nobody waits on an encoded step
 
     def close(self) -> None:
         """Stop the workers (after an error too); never raises."""

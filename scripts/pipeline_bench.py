@@ -53,8 +53,7 @@ def model_only_seconds(data: bytes, preset_name: str, batch: int, groups: int,
         began = time.perf_counter()
         predictor = Predictor(preset(preset_name), batch, seed, device, groups)
         for step in range(layout.steps):
-            active, last = layout.active(step), step + 1 == layout.steps
-            counts = [max(0, min(stop, active) - start) for start, stop in layout.group_rows]
+            last, counts = step + 1 == layout.steps, layout.counts(step)
             for group, count in enumerate(counts):
                 if count:
                     predictor.probabilities(group)
