@@ -19,15 +19,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 import click
-import torch
 
-import fade
+import fade  # first: it sets what torch reads when it loads (fade.environment)
+import torch  # noqa: E402
 from fade import floats
 from fade.archive import method_of
 from fade.codec import (DEVICES, MAX_THREADS, METHOD_CHOICES, StepProfile, decode_device,
                         device_name, environment_differences, model_header, resolve_device)
 from fade.config import (DEFAULT_PRESET, MAX_CODER_THREADS, MAX_GROUPS, PRESETS, batch_size_for,
-                         coder_threads_for, groups_for)
+                         coder_threads_for, default_threads, groups_for)
 
 # Exit codes, in one place.
 EXIT_OK = 0
@@ -309,7 +309,7 @@ def fade_cli():
                    "for balanced on a CPU, else 512].")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="CPU threads for the model; recorded so the decoder uses the same "
-                   "[default: torch's, one per core].")
+                   "[default: one per core; 1 for a model step too small to share].")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="auto", show_default=True,
               help="auto: the model (float data split first with --floats fast/strong), or "
                    "a compact archive (stored/deflate/bzip2/xz, at most 23 bytes over the "
@@ -358,7 +358,9 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
                                         os.cpu_count())
             _say(f"{name}: compressing on {torch_device.type} "
                  f"({device_name(torch_device)}), preset {preset}, batch {batch}, "
-                 f"{group_count} groups, {threads or torch.get_num_threads()} threads, "
+                 f"{group_count} groups, "
+                 f"{threads or default_threads(PRESETS[preset], batch, torch.get_num_threads())} "
+                 "threads, "
                  f"{workers} coder threads")
         bar = make_bar(len(data))
         timings = StepProfile(resolve_device(device)) if opts.profile else None

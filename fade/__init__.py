@@ -6,6 +6,10 @@ It never imports click or tqdm; progress is reported through a callback.
 
 __version__ = "0.4.0"
 
+from fade import environment  # noqa: E402  (first: before anything imports torch)
+
+environment.apply()
+
 from fade.archive import CompactHeader, Header  # noqa: E402
 from fade.codec import compress, decompress, read_header  # noqa: E402
 from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402

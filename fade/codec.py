@@ -48,7 +48,8 @@ from fade import floats, floor  # noqa: E402
 from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHeader,  # noqa: E402
                           FloatHeader, Header, pack, pack_floats, sha256, unpack)
 from fade.config import (DEFAULT_PRESET, ModelConfig, batch_size_for,  # noqa: E402
-                         coder_threads_for, group_rows, groups_for, preset, split_sizes)
+                         coder_threads_for, default_threads, group_rows, groups_for, preset,
+                         split_sizes)
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError  # noqa: E402
 from fade.model import FADE  # noqa: E402
 from fade.pipeline import CoderPool, Coding  # noqa: E402
@@ -339,7 +340,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     `model` or `preset_name` picks the predictor (default: the default
     preset); `batch_size` defaults to `config.default_batch_size` for the
     size, preset and device; `threads` defaults to torch's current intra-op
-    thread count. Cost: one forward, backward and Adam step per
+    thread count, or 1 where the model's step is too small to share
+    (`config.default_threads`). Cost: one forward, backward and Adam step per
     ceil(len(data) / batch_size) bytes.
 
     `groups` (default per device, `config.DEFAULT_GROUPS`) cuts the batch
@@ -374,10 +376,10 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
         model = preset(preset_name)
     model.validate()
     torch_device = resolve_device(device)
-    threads = threads or torch.get_num_threads()
+    batch = batch_size_for(len(data), batch_size, preset_name, torch_device.type)
+    threads = threads or default_threads(model, batch, torch.get_num_threads())
     if not 1 <= threads <= MAX_THREADS:
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
-    batch = batch_size_for(len(data), batch_size, preset_name, torch_device.type)
     group_count = groups_for(batch, groups, torch_device.type)
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
     if method == FLOATS and float_mode == "off":

@@ -41,6 +41,19 @@ class ModelConfig:
         """Model width T*d (512 in the paper)."""
         return self.timesteps * self.embed_dim
 
+    @property
+    def forward_macs(self) -> int:
+        """Multiply-adds of one sub-stream's forward in the dense layers (the
+        per-step cache append, global projection, router, coarse and fine
+        refiners, head); a step's backward costs about twice as much."""
+        width, branch = self.width, self.width // self.branches
+        return (2 * self.embed_dim * self.cache_step + self.global_width * width  # global
+                + width * width  # router
+                + self.branches * (branch * (2 * self.coarse_rank + branch)
+                                   + self.coarse_rank ** 2)  # coarse, memory product
+                + 3 * width * self.fine_width  # fine: GeGLU to 2F, project F -> width
+                + width * 256)  # head
+
     def validate(self) -> "ModelConfig":
         """Raise FadeError when the sizes cannot build a model."""
         positive = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) <= 0
@@ -138,6 +151,24 @@ def group_rows(batch: int, groups: int) -> list[tuple[int, int]]:
     """[start, stop) of each group's rows in a batch of `batch` sub-streams."""
     bounds = list(itertools.accumulate(split_sizes(batch, groups), initial=0))
     return list(zip(bounds[:-1], bounds[1:]))
+
+
+# Default CPU threads. A second torch thread pays only when a step has work
+# to share: one step's forward, in multiply-adds over the batch, measured on
+# two cores (ms per step, 1 thread -> 2 threads; issue 16): tiny at batch 1
+# (56 K) 2.9 -> 2.9, at batch 64 (3.6 M) 3.4 -> 3.3, at batch 488 (27 M)
+# 9.0 -> 6.8; balanced at batch 16 (38 M) 14.6 -> 10.0, at batch 74 (175 M)
+# 23.1 -> 15.7. Below the threshold the extra thread only burns CPU (both
+# threads busy all the time) and must be scheduled for every op, which on a
+# shared machine makes the step wait for a core.
+MIN_MACS_FOR_THREADS = 10_000_000
+
+
+def default_threads(model: ModelConfig, batch: int, available: int) -> int:
+    """Threads for a model of `batch` sub-streams when the user names none:
+    `available` (torch's default, one per core), or 1 for a step too small
+    to share."""
+    return available if model.forward_macs * batch >= MIN_MACS_FOR_THREADS else 1
 
 
 # Groups: the batch's sub-streams are cut into G contiguous groups, each with

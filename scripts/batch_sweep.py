@@ -21,9 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import fade  # noqa: E402  (first: fade.environment, before torch loads)
 import torch  # noqa: E402
-
-import fade  # noqa: E402
 from fade.codec import device_name, resolve_device  # noqa: E402
 from fade.config import DEFAULT_PRESET, PRESETS  # noqa: E402
 

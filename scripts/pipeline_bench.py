@@ -36,9 +36,8 @@ import sys
 import time
 
 import numpy as np
+import fade  # first: fade.environment, before torch loads
 import torch
-
-import fade
 from fade.codec import Layout, Predictor, StepProfile, deterministic, resolve_device
 from fade.config import batch_size_for, coder_threads_for, groups_for, preset
 

@@ -15,8 +15,8 @@ import argparse
 import statistics
 import time
 
+import fade  # noqa: F401  (first: fade.environment, before torch loads)
 import torch
-
 from fade.codec import Predictor, deterministic
 from fade.config import preset
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import fade  # noqa: F401  (before any test imports torch: fade.environment)
+
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"
 

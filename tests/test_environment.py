@@ -1,0 +1,87 @@
+"""fade.environment: the OpenMP wait fade sets before torch loads (issue 16),
+checked in fresh processes, and the load benchmark that watches it."""
+
+import importlib.util
+import re
+import subprocess
+import sys
+
+from conftest import REPO, corpus_file, fade_env
+
+# What a fresh process sees: the variable, and the wait libgomp really uses
+# (torch's OpenMP reports its spin count with OMP_DISPLAY_ENV=verbose).
+PROBE = """
+import os, sys
+{first}
+import fade, torch
+torch.set_num_threads(2)
+torch.ones(1 << 20).sum()  # starts the OpenMP team, which prints its settings
+print("GOMP_SPINCOUNT=" + os.environ.get("GOMP_SPINCOUNT", "unset"), file=sys.stderr)
+"""
+
+
+def _probe(first: str = "", **env: str) -> str:
+    base = {key: value for key, value in fade_env().items()
+            if key not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    result = subprocess.run([sys.executable, "-c", PROBE.format(first=first)], cwd=REPO,
+                            env={**base, "OMP_DISPLAY_ENV": "verbose", **env},
+                            capture_output=True, timeout=120, check=True)
+    return result.stderr.decode()
+
+
+def _line(report: str, name: str) -> str:
+    return next(line.strip() for line in report.splitlines() if line.strip().startswith(name))
+
+
+def test_fade_sets_a_short_spin_before_torch_loads():
+    report = _probe()
+    assert _line(report, "GOMP_SPINCOUNT=") == "GOMP_SPINCOUNT=300"
+    assert "GOMP_SPINCOUNT = '300'" in report  # libgomp itself took it
+
+
+def test_a_users_own_wait_policy_wins():
+    report = _probe(OMP_WAIT_POLICY="ACTIVE")
+    assert _line(report, "GOMP_SPINCOUNT=") == "GOMP_SPINCOUNT=unset"
+    assert "OMP_WAIT_POLICY = 'ACTIVE'" in report
+    report = _probe(GOMP_SPINCOUNT="5000")
+    assert "GOMP_SPINCOUNT = '5000'" in report
+
+
+def test_torch_loaded_first_is_left_alone():
+    report = _probe(first="import torch")
+    assert _line(report, "GOMP_SPINCOUNT=") == "GOMP_SPINCOUNT=unset"
+    assert "GOMP_SPINCOUNT = '300'" not in report
+
+
+def test_load_bench_runs_alone_and_loaded_and_checks_every_round_trip(capsys):
+    spec = importlib.util.spec_from_file_location("load_bench", REPO / "scripts" / "load_bench.py")
+    load_bench = importlib.util.module_from_spec(spec)
+    sys.modules["load_bench"] = load_bench  # dataclasses look their module up there
+    spec.loader.exec_module(load_bench)
+    case = f"slice:tiny:{corpus_file('alice29.txt')}:600"
+    assert load_bench.main(["--busy", "1", "--case", case, "--fade-arg=--batch-size=6",
+                            "--variant", "new", "--variant", "old=GOMP_SPINCOUNT=300000"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| slice")]
+    assert [row.split(" | ")[1:3] for row in rows] == [
+        ["new", "compress"], ["new", "decompress"], ["old", "compress"], ["old", "decompress"]]
+    for row in rows:
+        cells = row.strip("| ").split(" | ")
+        assert cells[3] == "0.6"  # KB
+        assert all(float(cell) > 0 for cell in (cells[4], cells[5], cells[7], cells[8]))
+        for ratio, limit in ((cells[6], "3.0"), (cells[9], "1.3")):
+            assert re.fullmatch(rf"\d+\.\d\dx( \(> {limit}x\))?", ratio), ratio
+
+
+def test_steps_too_small_to_share_default_to_one_thread():
+    import fade
+    from fade.config import PRESETS, default_threads
+
+    assert default_threads(PRESETS["tiny"], 1, 2) == 1
+    assert default_threads(PRESETS["tiny"], 64, 2) == 1
+    assert default_threads(PRESETS["tiny"], 488, 2) == 2
+    assert default_threads(PRESETS["balanced"], 74, 8) == 8
+    data = corpus_file("alice29.txt").read_bytes()[:1000]
+    header = fade.read_header(fade.compress(data, preset_name="tiny", method="fade"))
+    assert (header.batch_size, header.threads) == (1, 1)
+    assert fade.read_header(fade.compress(data, preset_name="tiny", method="fade",
+                                          threads=2)).threads == 2
