@@ -24,10 +24,11 @@ import fade  # first: it sets what torch reads when it loads (fade.environment)
 import torch  # noqa: E402
 from fade import floats
 from fade.archive import method_of
-from fade.codec import (DEVICES, MAX_THREADS, METHOD_CHOICES, StepProfile, decode_device,
-                        device_name, environment_differences, model_header, resolve_device)
-from fade.config import (DEFAULT_PRESET, MAX_CODER_THREADS, MAX_GROUPS, PRESETS, batch_size_for,
-                         coder_threads_for, default_threads, groups_for)
+from fade.codec import (DEVICES, METHOD_CHOICES, StepProfile, check_archive, decode_device,
+                        device_name, environment_differences, resolve_device)
+from fade.config import (DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET, MAX_CODER_THREADS, MAX_GROUPS,
+                         MAX_THREADS, PRESETS, batch_size_for, coder_threads_for,
+                         default_threads, format_bytes, groups_for)
 
 # Exit codes, in one place.
 EXIT_OK = 0
@@ -60,10 +61,34 @@ class Options:
     device: str
     coder_threads: int | None
     profile: str | None  # where per-step timings go ("-": stderr)
+    memory_limit: int | None  # bytes a model may need (None: fade's default)
 
 
 def _say(message: str) -> None:
-    click.echo(f"fade: {message}", err=True)
+    """One line on stderr, whatever a library underneath put in `message`."""
+    one_line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    click.echo(f"fade: {one_line}", err=True)
+
+
+class ByteSize(click.ParamType):
+    """A size in bytes: a number with an optional binary unit (K, M, G, T;
+    KiB or KB alike mean 1024)."""
+
+    name = "SIZE"
+    UNITS = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = value.strip().upper().removesuffix("B").removesuffix("I")
+        number, unit = (text[:-1], text[-1]) if text[-1:] in self.UNITS else (text, "")
+        try:
+            size = float(number) * (1 << self.UNITS[unit])
+        except ValueError:
+            size = -1.0
+        if not (size >= 1 and size < 1 << 60):
+            self.fail(f"{value!r} is not a size (e.g. 8G, 512M, 1073741824)", param, ctx)
+        return int(size)
 
 
 def _os_reason(error: OSError) -> str:
@@ -179,16 +204,20 @@ def _throughput(size: int, seconds: float) -> str:
     return f"{size / 1024 / max(seconds, 1e-9):.2f} KB/s"
 
 
-def _process(path: str, opts: Options, compressing: bool,
-             transform: Callable[[bytes, Callable], bytes]) -> None:
+def _process(path: str, opts: Options, compressing: bool, transform: Callable,
+             check: Callable[[bytes], object] | None) -> None:
+    """Read `path`, run `check(data)` (if any) before any output is opened,
+    then `transform(data, make_bar, checked)` into the output."""
     name = "stdin" if path == STDIO else path
     out = _output_path(path, opts, compressing)
     data = _read_input(path)
+    checked = check(data) if check is not None else None
     target = None if out is None else _AtomicOutput(out)
     try:
         start = time.perf_counter()
         result = transform(data, lambda total: _ProgressBar(
-            name, total, opts.verbosity, "compressing" if compressing else "decompressing"))
+            name, total, opts.verbosity, "compressing" if compressing else "decompressing"),
+            checked)
         seconds = time.perf_counter() - start
         if target is None:
             _write_stdout(result)
@@ -213,7 +242,10 @@ def _process(path: str, opts: Options, compressing: bool,
 
 
 def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
-               transform: Callable[[bytes, Callable, str], bytes]) -> int:
+               transform: Callable[..., bytes],
+               check: Callable[[bytes], object] | None = None) -> int:
+    """`transform(data, make_bar, path, checked)` each file; `check(data)`
+    runs first, before its output is opened (`checked` is its result)."""
     if not files:
         files = (STDIO,)
     if opts.output and len(files) > 1:
@@ -223,7 +255,8 @@ def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
     status = EXIT_OK
     for path in files:
         try:
-            _process(path, opts, compressing, lambda data, bar: transform(data, bar, path))
+            _process(path, opts, compressing,
+                     lambda data, bar, checked: transform(data, bar, path, checked), check)
         except UserError as error:
             _say(str(error))
             status = EXIT_ERROR
@@ -253,6 +286,9 @@ def _common(func):
         click.option("--profile", metavar="FILE", default=None,
                      help="Write per-step timings (device, coders, waiting) to FILE as "
                           "tab-separated values ('-': stderr), and a summary line."),
+        click.option("--memory-limit", type=ByteSize(), default=None,
+                     help="Most memory a model may need (e.g. 16G); a larger one is refused "
+                          f"before it is built [default: {format_bytes(DEFAULT_MEMORY_LIMIT)}]."),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -260,10 +296,10 @@ def _common(func):
 
 
 def _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile) -> Options:
+             profile, memory_limit) -> Options:
     return Options(output=output, stdout=to_stdout, force=force, remove_input=not keep,
                    verbosity=max(0, 1 + verbose - quiet), device=device,
-                   coder_threads=coder_threads, profile=profile)
+                   coder_threads=coder_threads, profile=profile, memory_limit=memory_limit)
 
 
 def _write_profile(profile: StepProfile, name: str, opts: Options) -> None:
@@ -309,7 +345,8 @@ def fade_cli():
                    "for balanced on a CPU, else 512].")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="CPU threads for the model; recorded so the decoder uses the same "
-                   "[default: one per core; 1 for a model step too small to share].")
+                   "[default: one per core, at most 8; 1 for a model step too small to "
+                   "share].")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="auto", show_default=True,
               help="auto: the model (float data split first with --floats fast/strong), or "
                    "a compact archive (stored/deflate/bzip2/xz, at most 23 bytes over the "
@@ -331,13 +368,13 @@ def fade_cli():
                    "them with the model and decode them in parallel; recorded in the archive "
                    "[default: 1 on a CPU, 4 on a GPU].")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, preset, batch_size, threads, method, dtype, float_mode, float_codec,
-             groups):
+             profile, memory_limit, preset, batch_size, threads, method, dtype, float_mode,
+             float_codec, groups):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-                    profile)
+                    profile, memory_limit)
 
-    def transform(data: bytes, make_bar, path: str) -> bytes:
+    def transform(data: bytes, make_bar, path: str, checked: None) -> bytes:
         name = "stdin" if path == STDIO else path
         if dtype == "auto" and method in ("auto", "floats") and opts.verbosity > 0:
             try:
@@ -368,8 +405,8 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
             archive = fade.compress(data, preset_name=preset, batch_size=batch_size,
                                     device=device, threads=threads, method=method, dtype=dtype,
                                     float_mode=float_mode, float_codec=float_codec,
-                                    groups=groups, coder_threads=coder_threads, progress=bar,
-                                    profile=timings)
+                                    groups=groups, coder_threads=coder_threads,
+                                    memory_limit=memory_limit, progress=bar, profile=timings)
         finally:
             bar.close()
         if timings is not None:
@@ -381,14 +418,18 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
 
 @fade_cli.command()
 @_common
+@click.option("--max-threads", type=click.IntRange(1, MAX_THREADS), default=None,
+              help="Most threads to replay: an archive is decoded with the thread count it "
+                   "was coded with, and one coded with more is refused [default: 4 per "
+                   "core, at least 8].")
 def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-               profile):
+               profile, memory_limit, max_threads):
     """Decompress FILES.fade (each to FILE; '-' or none: stdin). No model flags needed."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-                    profile)
+                    profile, memory_limit)
 
-    def transform(archive: bytes, make_bar, path: str) -> bytes:
-        header = model_header(archive)  # a strong floats archive's nested one
+    def transform(archive: bytes, make_bar, path: str, header) -> bytes:
+        # `header`: check_archive's (a strong floats archive's nested one)
         name = "stdin" if path == STDIO else path
         if header is None:  # no model: nothing to set up or warn about
             data = fade.decompress(archive)
@@ -410,14 +451,16 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
         timings = StepProfile(torch_device) if opts.profile else None
         try:
             data = fade.decompress(archive, device=torch_device.type, progress=bar,
-                                   coder_threads=coder_threads, profile=timings)
+                                   coder_threads=coder_threads, memory_limit=memory_limit,
+                                   max_threads=max_threads, profile=timings)
         finally:
             bar.close()
         if timings is not None:
             _write_profile(timings, name, opts)
         return data
 
-    return _run_files(files, opts, False, transform)
+    return _run_files(files, opts, False, transform,
+                      lambda archive: check_archive(archive, memory_limit, max_threads))
 
 
 @fade_cli.command()

@@ -20,8 +20,8 @@ import struct
 import zlib
 from dataclasses import dataclass
 
-from fade.config import ModelConfig
-from fade.errors import CorruptArchiveError, FormatError
+from fade.config import MAX_BATCH, MAX_GROUPS, MAX_THREADS, ModelConfig
+from fade.errors import CorruptArchiveError, FadeError, FormatError
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
 VERSION = 4
@@ -354,6 +354,51 @@ def unpack(blob: bytes) -> tuple[Header | CompactHeader | FloatHeader, bytes]:
     return _unpack_learned(blob, version)
 
 
+# A range coder cannot code a byte in less than -log2(1 - 255 / 2^24) bits
+# (constriction's Categorical(perfect=False) leaves every one of the 256
+# values at least 2^-24), so a payload of P bits holds at most this many
+# bytes per bit, plus its final state (at most 64 bits per group).
+BYTES_PER_PAYLOAD_BIT = 45_604
+
+
+def max_original_size(payload_size: int, groups: int) -> int:
+    """The most bytes a learned payload of `payload_size` bytes in `groups`
+    range-coded streams can hold (docs/format.md, "Field domains")."""
+    return (8 * payload_size + 64 * groups) * BYTES_PER_PAYLOAD_BIT
+
+
+def _out_of_domain(field: str, value: int, domain: str) -> FormatError:
+    return FormatError(f"header field {field} = {value} is outside its domain ({domain})")
+
+
+def _check_domains(values: dict, groups: int, sizes: tuple[int, ...]) -> None:
+    """The integer fields of a learned header against their domains and each
+    other (docs/format.md, "Field domains"); the model's fields are checked
+    by ModelConfig.validate."""
+    size, batch = values["original_size"], values["batch_size"]
+    if size > max_original_size(values["payload_size"], groups):
+        raise _out_of_domain("original_size", size, f"at most "
+                             f"{max_original_size(values['payload_size'], groups)} for a payload "
+                             f"of {values['payload_size']} bytes")
+    if size == 0:
+        if batch != 0 or groups != 0:
+            raise _out_of_domain("batch_size" if batch else "groups", batch or groups,
+                                 "0 for an empty original")
+    else:
+        if not 1 <= batch <= min(size, MAX_BATCH):
+            raise _out_of_domain("batch_size", batch, f"1 to min(original_size, {MAX_BATCH})")
+        if not 1 <= groups <= min(batch, MAX_GROUPS):
+            raise _out_of_domain("groups", groups, f"1 to min(batch_size, {MAX_GROUPS})")
+    if not 1 <= values["threads"] <= MAX_THREADS:
+        raise _out_of_domain("threads", values["threads"], f"1 to {MAX_THREADS}")
+    if sum(sizes) != values["payload_size"]:
+        raise CorruptArchiveError("group payload sizes do not add up to the payload size")
+    for group, group_size in enumerate(sizes):
+        if group_size % 4 or (size and not group_size):
+            raise _out_of_domain(f"group_payload_size[{group}]", group_size,
+                                 "a positive multiple of 4: 32-bit words")
+
+
 def method_of(blob: bytes) -> str:
     """The method named by an archive's first 11 bytes (magic and version
     already checked); an unknown method code is a FormatError."""
@@ -421,10 +466,12 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
     if zlib.crc32(payload) != values["payload_crc32"]:
         raise CorruptArchiveError("payload checksum mismatch (the archive is damaged)")
 
+    _check_domains(values, groups, sizes)
     try:
-        model = ModelConfig(**{name: values[name] for name in _MODEL_FIELDS}).validate()
-    except Exception as error:  # a CRC-valid header with impossible sizes
-        raise FormatError(f"invalid model parameters in header: {error}") from None
+        model = ModelConfig(**{name: values[name] for name in _MODEL_FIELDS}).validate(
+            "header field")
+    except FadeError as error:  # a CRC-valid header with impossible sizes
+        raise FormatError(str(error)) from None
     header = Header(
         original_size=values["original_size"], original_sha256=values["original_sha256"],
         batch_size=values["batch_size"], seed=values["seed"], model=model,
@@ -435,12 +482,4 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
         determinism=values["determinism"], groups=groups, schedule=schedule,
         group_payload_sizes=sizes, version=version, **strings,
     )
-    if header.original_size and not 1 <= header.batch_size <= header.original_size:
-        raise FormatError(f"invalid batch size {header.batch_size} in header")
-    if not (1 <= groups <= header.batch_size if header.original_size else groups == 0):
-        raise FormatError(f"invalid group count {groups} in header")
-    if sum(sizes) != values["payload_size"]:
-        raise CorruptArchiveError("group payload sizes do not add up to the payload size")
-    if header.threads < 1:
-        raise FormatError("invalid thread count 0 in header")
     return header, payload

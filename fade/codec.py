@@ -47,7 +47,8 @@ from fade import __version__  # noqa: E402
 from fade import floats, floor  # noqa: E402
 from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHeader,  # noqa: E402
                           FloatHeader, Header, pack, pack_floats, sha256, unpack)
-from fade.config import (DEFAULT_PRESET, ModelConfig, batch_size_for,  # noqa: E402
+from fade.config import (DEFAULT_PRESET, MAX_THREADS, ModelConfig, batch_size_for,  # noqa: E402
+                         check_memory, check_threads,
                          coder_threads_for, default_threads, group_rows, groups_for, preset,
                          split_sizes)
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError  # noqa: E402
@@ -58,7 +59,6 @@ DEVICES = ("auto", "cpu", "cuda")
 # "auto": the learned model, unless the size floor (fade.floor) says it cannot win
 # or its archive comes out larger than the stored data.
 METHOD_CHOICES = ("auto",) + tuple(METHODS.values())
-MAX_THREADS = 1024  # the header has 16 bits for it; more would only oversubscribe
 
 # progress(bytes_done, bytes_total, ideal_bits_so_far)
 Progress = Callable[[int, int, float], None]
@@ -333,8 +333,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
              batch_size: int | None = None, device: str = "auto", threads: int | None = None,
              seed: int = 0, method: str = "auto", dtype: str = "auto", float_mode: str = "off",
              float_codec: str = "auto", groups: int | None = None,
-             coder_threads: int | None = None, progress: Progress | None = None,
-             profile: StepProfile | None = None) -> bytes:
+             coder_threads: int | None = None, memory_limit: int | None = None,
+             progress: Progress | None = None, profile: StepProfile | None = None) -> bytes:
     """Compress `data` into a self-describing archive (see docs/format.md).
 
     `model` or `preset_name` picks the predictor (default: the default
@@ -349,7 +349,9 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     the model and decode in parallel; it is recorded in the archive.
     `coder_threads` (default `config.coder_threads_for`) is how many coder
     workers run beside the model: it changes the speed, not the archive.
-    `profile`: a StepProfile to fill with per-step timings.
+    `profile`: a StepProfile to fill with per-step timings. `memory_limit`
+    (default `config.DEFAULT_MEMORY_LIMIT`): a model that would need more is
+    refused before it is built, as decoders refuse it.
 
     `method` "auto" runs the model unless the input is too small or looks
     random (then, and whenever the model's archive would be larger than the
@@ -381,6 +383,7 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if not 1 <= threads <= MAX_THREADS:
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
     group_count = groups_for(batch, groups, torch_device.type)
+    check_memory(model, batch, memory_limit)
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
     if method == FLOATS and float_mode == "off":
         raise FadeError("method floats needs float mode fast or strong (--floats)")
@@ -393,7 +396,7 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
             archive = _compress_floats(data, *found, float_mode, float_codec, dict(
                 model=model, preset_name=preset_name, batch_size=batch_size, device=device,
                 threads=threads, seed=seed, groups=groups, coder_threads=coder_threads,
-                progress=progress, profile=profile))
+                memory_limit=memory_limit, progress=progress, profile=profile))
             if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
                 return floor.compress(data, "stored")
             return archive
@@ -470,10 +473,32 @@ def read_header(archive: bytes) -> Header | CompactHeader | FloatHeader:
 def model_header(archive: bytes) -> Header | None:
     """The learned header that decoding `archive` runs the model with: its
     own, or a strong floats archive's nested one; None if no model runs."""
-    header, payload = unpack(archive)
+    return _model_header(*unpack(archive))
+
+
+def _model_header(header: Header | CompactHeader | FloatHeader, payload: bytes) -> Header | None:
     if isinstance(header, FloatHeader) and header.mode == "strong":
         header = _unpack_nested(payload)[0]
     return header if isinstance(header, Header) else None
+
+
+def check_archive(archive: bytes, memory_limit: int | None = None,
+                  max_threads: int | None = None) -> Header | None:
+    """Everything a decoder checks before any work: the header field by
+    field (fade.archive.unpack), the model it asks for against
+    `memory_limit` (default `config.DEFAULT_MEMORY_LIMIT`) and its thread
+    count against `max_threads` (default `config.thread_limit` of this
+    machine). Returns `model_header(archive)`; builds and allocates nothing."""
+    return _checked_model_header(*unpack(archive), memory_limit, max_threads)
+
+
+def _checked_model_header(header: Header | CompactHeader | FloatHeader, payload: bytes,
+                          memory_limit: int | None, max_threads: int | None) -> Header | None:
+    learned = _model_header(header, payload)
+    if learned is not None and learned.original_size:
+        check_memory(learned.model, learned.batch_size, memory_limit)
+        check_threads(learned.threads, max_threads, os.cpu_count())
+    return learned
 
 
 def _unpack_nested(payload: bytes) -> tuple[Header | CompactHeader, bytes]:
@@ -498,14 +523,18 @@ def decode_device(header: Header | CompactHeader | FloatHeader,
 
 
 def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | None = None,
+               memory_limit: int | None = None, max_threads: int | None = None,
                progress: Progress | None = None, profile: StepProfile | None = None) -> bytes:
     """Decode an archive made by `compress`, verified against its SHA-256
     (a compact or floats archive: against its length and CRC-32).
 
     `coder_threads`: coder workers (default `config.coder_threads_for`);
-    any number decodes any archive."""
+    any number decodes any archive. Nothing is built before the checks of
+    `check_archive` pass (with `memory_limit` and `max_threads`)."""
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
-    return _decode(*unpack(archive), device, progress, coder_threads, profile)
+    header, payload = unpack(archive)
+    _checked_model_header(header, payload, memory_limit, max_threads)
+    return _decode(header, payload, device, progress, coder_threads, profile)
 
 
 def _decode(header: Header | CompactHeader | FloatHeader, payload: bytes, device: str,
@@ -540,17 +569,31 @@ def _decompress_learned(header: Header, payload: bytes, device: str, progress: P
                 # A view of the shared (on CUDA pinned) slot: an asynchronous copy.
                 return torch.from_numpy(symbols).to(torch_device, non_blocking=True).long()
 
-            _run(layout, header.model, header.seed, torch_device, pool, targets_of, progress,
-                 profile)
+            try:
+                _run(layout, header.model, header.seed, torch_device, pool, targets_of,
+                     progress, profile)
+            except CorruptArchiveError as error:
+                # Every CRC held, so where the encoding machine differs from
+                # this one the likelier cause is other probabilities.
+                differences = environment_differences(header, torch_device)
+                if not differences:
+                    raise
+                raise ChecksumMismatchError(
+                    f"decoding failed ({error}); likely cause: {_other_machine(differences)}"
+                ) from None
             pool.finish()
     data = out.tobytes()
     if sha256(data) != header.original_sha256:
         differences = environment_differences(header, torch_device)
-        cause = ("this machine computes different probabilities than the encoding one: "
-                 + "; ".join(differences)) if differences else \
+        cause = _other_machine(differences) if differences else \
             "the archive is damaged, or this build of torch is not deterministic here"
         raise ChecksumMismatchError(f"decoded data fails the SHA-256 check; likely cause: {cause}")
     return data
+
+
+def _other_machine(differences: list[str]) -> str:
+    return ("this machine computes different probabilities than the encoding one: "
+            + "; ".join(differences))
 
 
 def _decompress_floats(header: FloatHeader, payload: bytes, device: str,

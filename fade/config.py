@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from dataclasses import dataclass
 
 from fade.errors import FadeError
@@ -54,17 +55,104 @@ class ModelConfig:
                 + 3 * width * self.fine_width  # fine: GeGLU to 2F, project F -> width
                 + width * 256)  # head
 
-    def validate(self) -> "ModelConfig":
-        """Raise FadeError when the sizes cannot build a model."""
-        positive = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) <= 0
-                    and f.name not in ("weight_decay", "adam_beta1")]
-        if positive:
-            raise FadeError(f"model config: {', '.join(positive)} must be positive")
+    def parameter_count(self, batch: int) -> int:
+        """Parameters of the model for `batch` sub-streams (fade.model.FADE,
+        every tensor, the per-sub-stream memories included)."""
+        d, width, fg, fine = self.embed_dim, self.width, self.global_width, self.fine_width
+        branch, rank = width // self.branches, self.coarse_rank
+        return (256 * d + 2 * width  # embedding, input LayerNorm
+                + width * 2 * fg + 2 * fg + d * 2 * self.cache_step + 2 * self.cache_step
+                + fg * width + width + 1  # global stream: first, append, out, a_g
+                + 2 * d + 4 * d  # local stream: LayerNorm, depthwise conv (3 taps + bias)
+                + width * width + width  # router
+                + 2 * branch + 2 * (branch * rank) + rank + branch + branch * branch + branch + 1
+                + batch * (rank * rank + self.branches * branch)  # coarse + memories
+                + 4 * width + width * 2 * fine + 2 * fine + fine * width + width + 1  # fine
+                + width * 256 + 256)  # head
+
+    def memory_bytes(self, batch: int) -> int:
+        """An upper estimate of what coding with `batch` sub-streams holds:
+        float32 parameters with their gradients and two Adam moments, and
+        one step's activations and their gradients per sub-stream (the
+        rolling cache, the GeGLU and refiner widths, the 256 logits)."""
+        per_substream = (4 * self.global_width + 6 * self.fine_width + 24 * self.width
+                         + 8 * self.timesteps * self.embed_dim + 1024)
+        return 4 * (4 * self.parameter_count(batch) + 2 * batch * per_substream)
+
+    def validate(self, what: str = "model config") -> "ModelConfig":
+        """Raise FadeError, naming the field and its value, when a field is
+        outside MODEL_LIMITS or the sizes cannot build a model; `what` starts
+        the message."""
+        for name, (low, high, closed) in MODEL_LIMITS.items():
+            value = getattr(self, name)
+            inside = isinstance(value, (int, float)) and math.isfinite(value) \
+                and low <= value <= high and (closed or value != low)
+            if not inside:
+                raise FadeError(f"{what} {name} = {value!r} is outside its domain "
+                                f"{_domain(low, high, closed)}")
+        if self.width > MAX_WIDTH:
+            raise FadeError(f"{what}s timesteps * embed_dim = {self.width} is above {MAX_WIDTH}")
         if self.global_width % self.cache_step:
-            raise FadeError("model config: global_width must be a multiple of cache_step")
+            raise FadeError(f"{what} global_width = {self.global_width} is not a multiple of "
+                            f"cache_step = {self.cache_step}")
         if self.width % self.branches:
-            raise FadeError("model config: timesteps*embed_dim must be a multiple of branches")
+            raise FadeError(f"{what}s timesteps * embed_dim = {self.width} is not a multiple of "
+                            f"branches = {self.branches}")
         return self
+
+
+def _domain(low: float, high: float, closed: bool) -> str:
+    return f"{'[' if closed else '('}{low:g}, {high:g}]"
+
+
+# The domain of every ModelConfig field: (low, high, low included). The
+# encoder builds nothing outside it and the decoder refuses a header outside
+# it (docs/format.md, "Field domains"). Sizes go 16x past the paper's model
+# (T 16, d 32, Fg 4096, F 8192); the float settings are those an optimiser
+# can run with. What a whole configuration needs is bounded separately, by
+# `memory_bytes` against a memory limit (DEFAULT_MEMORY_LIMIT).
+MODEL_LIMITS: dict[str, tuple[float, float, bool]] = {
+    "timesteps": (1, 256, True),
+    "embed_dim": (1, 1024, True),
+    "global_width": (1, 65536, True),
+    "cache_step": (1, 65536, True),
+    "branches": (1, 256, True),
+    "coarse_rank": (1, 4096, True),
+    "fine_width": (1, 131072, True),
+    "init_std": (0.0, 1.0, False),
+    "learning_rate": (0.0, 1.0, False),
+    "weight_decay": (0.0, 1.0, True),
+    "adam_beta1": (0.0, 0.999999, True),
+    "adam_beta2": (0.0, 0.999999, True),
+    "adam_eps": (0.0, 1.0, False),
+}
+MAX_WIDTH = 16384  # timesteps * embed_dim (the paper: 512)
+# Most sub-streams in one batch (the paper's largest is 16384, Table 8).
+MAX_BATCH = 65536
+MAX_THREADS = 1024  # the header has 16 bits for it; more would only oversubscribe
+# What a model may hold (ModelConfig.memory_bytes) unless the user raises
+# it (`--memory-limit`): the paper's model at batch 4096 needs about 3.1 GiB,
+# the default preset at batch 512 about 0.2 GiB. Encoder and decoder apply
+# the same limit, so an archive made with the defaults decodes with them.
+DEFAULT_MEMORY_LIMIT = 8 << 30
+
+
+def check_memory(model: ModelConfig, batch: int, limit: int | None = None) -> None:
+    """Raise FadeError if coding `batch` sub-streams with `model` needs more
+    than `limit` bytes (default DEFAULT_MEMORY_LIMIT); nothing is allocated."""
+    limit = DEFAULT_MEMORY_LIMIT if limit is None else limit
+    need = model.memory_bytes(batch)
+    if need > limit:
+        raise FadeError(f"the model needs about {format_bytes(need)} of memory "
+                        f"({model.parameter_count(batch):,} parameters, batch {batch}), above the "
+                        f"limit of {format_bytes(limit)} (raise it with --memory-limit)")
+
+
+def format_bytes(size: int) -> str:
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):.1f} {unit}"
+    return f"{size} bytes"
 
 
 # Named presets, fastest first: one table, one line each on what it is for.
@@ -135,8 +223,8 @@ def batch_size_for(length: int, requested: int | None = None, preset_name: str |
                    device_kind: str = "cpu") -> int:
     """The batch actually used: the request or the default, never more than
     one sub-stream per byte (0 for empty input)."""
-    if requested is not None and requested < 1:
-        raise FadeError("batch size must be at least 1")
+    if requested is not None and not 1 <= requested <= MAX_BATCH:
+        raise FadeError(f"batch size must be between 1 and {MAX_BATCH}")
     return min(requested or default_batch_size(length, preset_name, device_kind), length)
 
 
@@ -164,11 +252,40 @@ def group_rows(batch: int, groups: int) -> list[tuple[int, int]]:
 MIN_MACS_FOR_THREADS = 10_000_000
 
 
+# Every decoder replays the encoder's thread count, whatever its own cores,
+# and threads beyond the cores cost dearly: decoding the tiny model at batch
+# 8 on two cores took 0.34 s with 2 threads, 0.89 s with 8, 5.9 s with 64 and
+# 136 s with 1024 (issue 17). So the default count is at most
+# DEFAULT_THREADS_CAP (torch's threads scale poorly past a few at fade's
+# batch sizes anyway, issue 15), and a decoder refuses more than
+# `thread_limit` of its own unless the user raises it (--max-threads): an
+# archive made with the defaults decodes with the defaults anywhere.
+DEFAULT_THREADS_CAP = 8
+
+
 def default_threads(model: ModelConfig, batch: int, available: int) -> int:
     """Threads for a model of `batch` sub-streams when the user names none:
-    `available` (torch's default, one per core), or 1 for a step too small
-    to share."""
-    return available if model.forward_macs * batch >= MIN_MACS_FOR_THREADS else 1
+    `available` (torch's default, one per core) up to DEFAULT_THREADS_CAP,
+    or 1 for a step too small to share."""
+    if model.forward_macs * batch < MIN_MACS_FOR_THREADS:
+        return 1
+    return min(available, DEFAULT_THREADS_CAP)
+
+
+def thread_limit(cpus: int | None) -> int:
+    """The most threads a decoder on `cpus` cores replays without being asked:
+    four per core, and never fewer than the encoder's default cap."""
+    return max(DEFAULT_THREADS_CAP, 4 * (cpus or 1))
+
+
+def check_threads(threads: int, limit: int | None, cpus: int | None) -> None:
+    """Raise FadeError if decoding with `threads` threads exceeds `limit`
+    (default `thread_limit(cpus)`)."""
+    limit = thread_limit(cpus) if limit is None else limit
+    if threads > limit:
+        raise FadeError(f"the archive was coded with {threads} threads and decodes only with "
+                        f"as many; this machine has {cpus} cores, so that would be slow (limit "
+                        f"{limit}; raise it with --max-threads {threads})")
 
 
 # Groups: the batch's sub-streams are cut into G contiguous groups, each with

@@ -36,7 +36,19 @@ class Encoder:
 
 
 class Decoder:
-    """Reads back what an Encoder wrote, step by step, with the same tables."""
+    """Reads back what an Encoder wrote, step by step, with the same tables.
+
+    It also counts the information it has decoded, at most what the payload
+    can hold: a range coder spends at least -log2 q bits on a symbol of
+    quantised probability q <= p + 2^-23 (constriction's quantisation adds
+    at most two units of 2^-24 to a float probability p), and an honest
+    stream ends within its final state (64 bits) of what it holds. A header
+    that declares more bytes, or other settings, than its payload was made
+    with decodes garbage whose information soon exceeds the payload: the
+    decode stops there instead of running on (issue 17).
+    """
+
+    SLACK_BITS = 128  # the coder's final state, and rounding in the count
 
     def __init__(self, payload: bytes):
         if len(payload) % 4:
@@ -44,14 +56,27 @@ class Decoder:
                 "range-coded stream is damaged (its length is not a multiple of 4)")
         words = np.frombuffer(payload, dtype="<u4").astype(np.uint32)
         self._coder = constriction.stream.queue.RangeDecoder(words)
+        self._capacity = 8 * len(payload) + self.SLACK_BITS
+        self._information = 0.0
 
     def decode(self, probabilities: np.ndarray) -> np.ndarray:
         """One symbol per row of `probabilities`, as uint8."""
         assert probabilities.dtype == PROB_DTYPE
+        if not np.isfinite(probabilities).all():
+            raise CorruptArchiveError("the model's probabilities are not finite: the header's "
+                                      "model settings are not those the archive was made with")
         try:
             symbols = self._coder.decode(_MODEL, probabilities)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # pyo3 panics derive from BaseException
-            raise CorruptArchiveError(f"range-coded stream is damaged ({error})") from None
+            reason = (str(error).splitlines() or [type(error).__name__])[0]
+            raise CorruptArchiveError(f"range-coded stream is damaged ({reason})") from None
+        chosen = probabilities[np.arange(len(symbols)), symbols].astype(np.float64)
+        self._information -= float(np.log2(chosen * (1 + 2 ** -16) + 2 ** -23).sum())
+        if self._information > self._capacity:
+            raise CorruptArchiveError(
+                f"the payload holds {self._capacity - self.SLACK_BITS} bits and the decode has "
+                f"used {self._information:.0f}: the header declares more data, or other "
+                "settings, than the payload was made with")
         return np.asarray(symbols).astype(np.uint8)

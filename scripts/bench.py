@@ -188,7 +188,8 @@ def check_fade(compressor: Compressor) -> None:
     that a typo fails now rather than hours into a run."""
     try:
         import fade  # here, not at the top: loading torch takes seconds
-        from fade.codec import MAX_THREADS, resolve_device
+        from fade.codec import resolve_device
+        from fade.config import MAX_THREADS
     except ImportError:
         return  # reported as missing, and skipped, like any other compressor
 

@@ -155,7 +155,7 @@ def table(rows: list[dict], busy: int) -> str:
         for attribute, limit in (("wall", WALL_LIMIT), ("cpu", CPU_LIMIT)):
             a = getattr(alone["timing"], attribute) if alone else None
             b = getattr(loaded["timing"], attribute) if loaded else None
-            cells += [f"{a:.1f}" if a is not None else "–", f"{b:.1f}" if b is not None else "–"]
+            cells += [f"{x:.1f}" if x is not None else "–" for x in (a, b)]
             if a and b:
                 cells.append(f"{b / a:.2f}x" + ("" if b / a <= limit else f" (> {limit}x)"))
             else:

@@ -83,5 +83,23 @@ def test_config_validation_rejects_impossible_sizes():
 
     with pytest.raises(FadeError, match="multiple of cache_step"):
         dataclasses.replace(ModelConfig(), cache_step=100).validate()
-    with pytest.raises(FadeError, match="positive"):
+    with pytest.raises(FadeError, match="timesteps = 0 is outside its domain"):
         dataclasses.replace(ModelConfig(), timesteps=0).validate()
+    with pytest.raises(FadeError, match=r"learning_rate = nan is outside its domain \(0, 1\]"):
+        dataclasses.replace(ModelConfig(), learning_rate=float("nan")).validate()
+    with pytest.raises(FadeError, match="above 16384"):
+        dataclasses.replace(ModelConfig(), timesteps=256, embed_dim=128).validate()
+
+
+def test_parameter_count_and_limits_match_the_model():
+    """config's analytic parameter count is the built model's, for every
+    preset, batch and group count; MODEL_LIMITS covers every field."""
+    from fade.config import MODEL_LIMITS
+
+    assert set(MODEL_LIMITS) == {f.name for f in dataclasses.fields(ModelConfig)}
+    for name, cfg in PRESETS.items():
+        if name == "paper":
+            continue  # 19 M parameters: the formula is the same
+        for batch, groups in ((1, 1), (7, 3), (128, 4)):
+            model = FADE(cfg, batch, groups)
+            assert cfg.parameter_count(batch) == sum(p.numel() for p in model.parameters())

@@ -26,8 +26,8 @@ from fade.errors import CorruptArchiveError, FadeError
 from fade.floats import on_device
 from fade.floats.codecs import CODEC_NAMES, DECODERS, ENCODERS, SAMPLE, choose
 from fade.floats.formats import NotAContainer, detect, raw_segments
-from fade.floats.layout import (FLOAT_TYPES, bytes_of, merge, planes, planes_size, split,
-                                unplane, words_of)
+from fade.floats.layout import (FLOAT_TYPES, bytes_of, merge, planes, planes_size, rest_size,
+                                split, unplane, words_of)
 
 CODEC_CHOICES = ("auto",) + CODEC_NAMES
 MODES = ("off", "fast", "strong")  # off: float data is coded as plain bytes
@@ -140,6 +140,11 @@ def _decode_segment(segment: Segment, stream: bytes, device) -> bytes:
     exponent_stream = stream[_U64.size:_U64.size + size]
     if len(exponent_stream) != size:
         raise ValueError("exponent stream is truncated")
+    # Checked before any decoding: the raw rest bounds how many values the
+    # segment's length may claim, so a false length allocates nothing.
+    if len(stream) - _U64.size - size != rest_size(ftype, count):
+        raise ValueError(f"{count} values need {rest_size(ftype, count)} bytes of sign and "
+                         f"mantissa, the stream holds {len(stream) - _U64.size - size}")
     if _on_device(device, ftype, segment.codec):
         words = on_device.decode_top16(exponent_stream, stream[_U64.size + size:], count,
                                        ftype, device)
