@@ -39,16 +39,20 @@ class Decoder:
     """Reads back what an Encoder wrote, step by step, with the same tables.
 
     It also counts the information it has decoded, at most what the payload
-    can hold: a range coder spends at least -log2 q bits on a symbol of
-    quantised probability q <= p + 2^-23 (constriction's quantisation adds
-    at most two units of 2^-24 to a float probability p), and an honest
-    stream ends within its final state (64 bits) of what it holds. A header
-    that declares more bytes, or other settings, than its payload was made
-    with decodes garbage whose information soon exceeds the payload: the
-    decode stops there instead of running on (issue 17).
+    can hold. constriction's fast quantisation (perfect=False) gives a symbol
+    of float probability p the weight floor(c' s) - floor(c s) + 1 of 2^24,
+    where c, c' are float32 running sums (c' - c = p within 2^-25), and
+    s = (2^24 - 256) / sum(p), with the float32 sum of a softmax row within
+    2^-14 of 1: so q <= p (1 + 2^-14) + 2^-22. A range coder shrinks its
+    range by at least q per symbol and holds at most 64 bits of it in its
+    state, so an honest payload of P bits decodes to symbols of information
+    sum(-log2 q) <= P + 64, and sum(-log2(p (1 + 2^-14) + 2^-22)) is smaller
+    still. A header that declares more bytes, or other settings, than its
+    payload was made with decodes garbage whose information soon exceeds
+    the payload: the decode stops there instead of running on (issue 17).
     """
 
-    SLACK_BITS = 128  # the coder's final state, and rounding in the count
+    SLACK_BITS = 128  # the coder's state (64 bits), and rounding in the count
 
     def __init__(self, payload: bytes):
         if len(payload) % 4:
@@ -73,7 +77,7 @@ class Decoder:
             reason = (str(error).splitlines() or [type(error).__name__])[0]
             raise CorruptArchiveError(f"range-coded stream is damaged ({reason})") from None
         chosen = probabilities[np.arange(len(symbols)), symbols].astype(np.float64)
-        self._information -= float(np.log2(chosen * (1 + 2 ** -16) + 2 ** -23).sum())
+        self._information -= float(np.log2(chosen * (1 + 2 ** -14) + 2 ** -22).sum())
         if self._information > self._capacity:
             raise CorruptArchiveError(
                 f"the payload holds {self._capacity - self.SLACK_BITS} bits and the decode has "
