@@ -406,7 +406,7 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
                                     device=device, threads=threads, method=method, dtype=dtype,
                                     float_mode=float_mode, float_codec=float_codec,
                                     groups=groups, coder_threads=coder_threads,
-                                    memory_limit=memory_limit, progress=bar, profile=timings)
+                                    memory_limit=opts.memory_limit, progress=bar, profile=timings)
         finally:
             bar.close()
         if timings is not None:
@@ -451,7 +451,7 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
         timings = StepProfile(torch_device) if opts.profile else None
         try:
             data = fade.decompress(archive, device=torch_device.type, progress=bar,
-                                   coder_threads=coder_threads, memory_limit=memory_limit,
+                                   coder_threads=coder_threads, memory_limit=opts.memory_limit,
                                    max_threads=max_threads, profile=timings)
         finally:
             bar.close()
@@ -460,7 +460,7 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
         return data
 
     return _run_files(files, opts, False, transform,
-                      lambda archive: check_archive(archive, memory_limit, max_threads))
+                      lambda archive: check_archive(archive, opts.memory_limit, max_threads))
 
 
 @fade_cli.command()

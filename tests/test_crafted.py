@@ -239,3 +239,17 @@ def test_a_thread_count_beyond_this_machine_is_refused_unless_raised(honest):
     assert fade.decompress(eight) == original
     with pytest.raises(fade.FadeError, match="coded with 8 threads"):
         fade.decompress(eight, max_threads=4)
+
+
+def test_memory_limit_on_the_command_line(tmp_path, capsys, honest):
+    blob, original = honest[0]["learned"]
+    (tmp_path / "a.fade").write_bytes(blob)
+    capsys.readouterr()
+    assert main(["decompress", "--memory-limit", "1K", str(tmp_path / "a.fade")]) == 1
+    line = capsys.readouterr().err.strip()
+    assert "above the limit of 1.0 KiB" in line and "\n" not in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.fade"]
+    assert main(["decompress", "--memory-limit", "lots", str(tmp_path / "a.fade")]) == 2
+    assert "is not a size" in capsys.readouterr().err
+    assert main(["decompress", "--memory-limit", "2GiB", str(tmp_path / "a.fade")]) == 0
+    assert (tmp_path / "a").read_bytes() == original
