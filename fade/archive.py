@@ -375,11 +375,12 @@ def _check_domains(values: dict, groups: int, sizes: tuple[int, ...]) -> None:
     """The integer fields of a learned header against their domains and each
     other (docs/format.md, "Field domains"); the model's fields are checked
     by ModelConfig.validate."""
-    size, batch = values["original_size"], values["batch_size"]
-    if size > max_original_size(values["payload_size"], groups):
-        raise _out_of_domain("original_size", size, f"at most "
-                             f"{max_original_size(values['payload_size'], groups)} for a payload "
-                             f"of {values['payload_size']} bytes")
+    size, batch, payload_size = values["original_size"], values["batch_size"], \
+        values["payload_size"]
+    most = max_original_size(payload_size, groups)
+    if size > most:
+        raise _out_of_domain("original_size", size,
+                             f"at most {most} for a payload of {payload_size} bytes")
     if size == 0:
         if batch != 0 or groups != 0:
             raise _out_of_domain("batch_size" if batch else "groups", batch or groups,
@@ -391,7 +392,7 @@ def _check_domains(values: dict, groups: int, sizes: tuple[int, ...]) -> None:
             raise _out_of_domain("groups", groups, f"1 to min(batch_size, {MAX_GROUPS})")
     if not 1 <= values["threads"] <= MAX_THREADS:
         raise _out_of_domain("threads", values["threads"], f"1 to {MAX_THREADS}")
-    if sum(sizes) != values["payload_size"]:
+    if sum(sizes) != payload_size:
         raise CorruptArchiveError("group payload sizes do not add up to the payload size")
     for group, group_size in enumerate(sizes):
         if group_size % 4 or (size and not group_size):

@@ -142,9 +142,10 @@ def _decode_segment(segment: Segment, stream: bytes, device) -> bytes:
         raise ValueError("exponent stream is truncated")
     # Checked before any decoding: the raw rest bounds how many values the
     # segment's length may claim, so a false length allocates nothing.
-    if len(stream) - _U64.size - size != rest_size(ftype, count):
-        raise ValueError(f"{count} values need {rest_size(ftype, count)} bytes of sign and "
-                         f"mantissa, the stream holds {len(stream) - _U64.size - size}")
+    held, needed = len(stream) - _U64.size - size, rest_size(ftype, count)
+    if held != needed:
+        raise ValueError(f"{count} values need {needed} bytes of sign and mantissa, "
+                         f"the stream holds {held}")
     if _on_device(device, ftype, segment.codec):
         words = on_device.decode_top16(exponent_stream, stream[_U64.size + size:], count,
                                        ftype, device)
