@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,8 +25,10 @@ import fade  # first: it sets what torch reads when it loads (fade.environment)
 import torch  # noqa: E402
 from fade import floats
 from fade.archive import method_of
-from fade.codec import (DEVICES, METHOD_CHOICES, StepProfile, check_archive, decode_device,
-                        device_name, environment_differences, resolve_device)
+from fade.codec import (DEVICES, METHOD_CHOICES, StepProfile, check_archive, choose_profile,
+                        decode_device, device_name, environment_differences, resolve_device)
+from fade.errors import ReplayEnvironmentError
+from fade.profile import NATIVE, machine_lacks_portable
 from fade.config import (DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET, MAX_CODER_THREADS, MAX_GROUPS,
                          MAX_THREADS, PRESETS, batch_size_for, coder_threads_for,
                          default_threads, format_bytes, groups_for)
@@ -47,6 +50,10 @@ class UserError(Exception):
 
     def __init__(self, where: str, reason: str):
         super().__init__(f"{where}: {reason}")
+
+
+class AlreadySaid(Exception):
+    """One file failed, and a process fade started has said why."""
 
 
 @dataclass(frozen=True)
@@ -231,7 +238,7 @@ def _process(path: str, opts: Options, compressing: bool, transform: Callable,
             os.unlink(path)
         except OSError as error:
             raise UserError(path, f"cannot remove input: {_os_reason(error)}") from None
-    if opts.verbosity > 0:
+    if opts.verbosity > 0 and not os.environ.get(REPLAY_VARIABLE):  # the parent says it
         original, packed = (len(data), len(result)) if compressing else (len(result), len(data))
         ratio = f"{original / packed:.3f}" if packed else "inf"
         bpb = f"{8 * packed / original:.3f}" if original else "n/a"
@@ -262,6 +269,8 @@ def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
             status = EXIT_ERROR
         except fade.FadeError as error:
             _say(f"{'stdin' if path == STDIO else path}: {error}")
+            status = EXIT_ERROR
+        except AlreadySaid:
             status = EXIT_ERROR
     return status
 
@@ -367,12 +376,20 @@ def fade_cli():
               help="Groups of sub-streams, each with its own range coder: decoders overlap "
                    "them with the model and decode them in parallel; recorded in the archive "
                    "[default: 1 on a CPU, 4 on a GPU].")
+@click.option("--native", is_flag=True,
+              help="Compute with torch's fastest kernels (MKL) instead of the portable "
+                   "profile: faster, but the archive decodes only on machines with the same "
+                   "CPU vendor, instruction sets and torch build (recorded and checked).")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
              profile, memory_limit, preset, batch_size, threads, method, dtype, float_mode,
-             float_codec, groups):
+             float_codec, groups, native):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
                     profile, memory_limit)
+    lacks = machine_lacks_portable()
+    if opts.verbosity > 0 and not native and lacks and resolve_device(device).type == "cpu":
+        _say(f"note: {lacks}: archives made here are native and decode only on machines "
+             "like this one")
 
     def transform(data: bytes, make_bar, path: str, checked: None) -> bytes:
         name = "stdin" if path == STDIO else path
@@ -393,8 +410,10 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
             group_count = groups_for(batch, groups, torch_device.type)
             workers = coder_threads_for(group_count, coder_threads, torch_device.type,
                                         os.cpu_count())
+            numerics = choose_profile(torch_device, native)
             _say(f"{name}: compressing on {torch_device.type} "
-                 f"({device_name(torch_device)}), preset {preset}, batch {batch}, "
+                 f"({device_name(torch_device)}), profile {numerics}, preset {preset}, "
+                 f"batch {batch}, "
                  f"{group_count} groups, "
                  f"{threads or default_threads(PRESETS[preset], batch, torch.get_num_threads())} "
                  "threads, "
@@ -406,7 +425,8 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
                                     device=device, threads=threads, method=method, dtype=dtype,
                                     float_mode=float_mode, float_codec=float_codec,
                                     groups=groups, coder_threads=coder_threads,
-                                    memory_limit=opts.memory_limit, progress=bar, profile=timings)
+                                    memory_limit=opts.memory_limit, native=native, progress=bar,
+                                    profile=timings)
         finally:
             bar.close()
         if timings is not None:
@@ -422,22 +442,36 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
               help="Most threads to replay: an archive is decoded with the thread count it "
                    "was coded with, and one coded with more is refused [default: 4 per "
                    "core, at least 8].")
+@click.option("--as-name", "display_name", hidden=True, default=None,
+              help="The name messages give stdin (used by fade's own replay process).")
 def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-               profile, memory_limit, max_threads):
+               profile, memory_limit, max_threads, display_name):
     """Decompress FILES.fade (each to FILE; '-' or none: stdin). No model flags needed."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
                     profile, memory_limit)
 
+    def check(archive: bytes):
+        try:
+            return check_archive(archive, opts.memory_limit, max_threads, device)
+        except ReplayEnvironmentError as error:
+            if os.environ.get(REPLAY_VARIABLE):  # already the replay process: no second one
+                raise
+            return error
+
     def transform(archive: bytes, make_bar, path: str, header) -> bytes:
-        # `header`: check_archive's (a strong floats archive's nested one)
-        name = "stdin" if path == STDIO else path
+        # `header`: check_archive's (a strong floats archive's nested one), or
+        # the settings a fresh process needs to replay it
+        name = display_name if path == STDIO and display_name else \
+            "stdin" if path == STDIO else path
+        if isinstance(header, ReplayEnvironmentError):
+            return _replay_elsewhere(archive, header.environment, name, opts, max_threads)
         if header is None:  # no model: nothing to set up or warn about
             data = fade.decompress(archive)
             if opts.profile:
                 _write_profile(StepProfile(torch.device("cpu")), name, opts)
             return data
         torch_device = decode_device(header, device)
-        if opts.verbosity > 0:
+        if opts.verbosity > 0 and header.profile == NATIVE:  # portable: checked to be equal
             for difference in environment_differences(header, torch_device):
                 _say(f"{name}: warning: {difference}; probabilities may differ and "
                      "the decode may fail its checksum")
@@ -459,8 +493,39 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
             _write_profile(timings, name, opts)
         return data
 
-    return _run_files(files, opts, False, transform,
-                      lambda archive: check_archive(archive, opts.memory_limit, max_threads))
+    return _run_files(files, opts, False, transform, check)
+
+
+# Set in the process `_replay_elsewhere` starts, so that it never starts another.
+REPLAY_VARIABLE = "FADE_REPLAY_PROCESS"
+
+
+def _replay_elsewhere(archive: bytes, environment: dict[str, str], name: str, opts: Options,
+                      max_threads: int | None) -> bytes:
+    """Decode `archive` in a fresh `fade decompress` process started with
+    `environment` (numeric settings torch reads when it loads: an archive
+    made in other settings that this machine can still replay, such as one
+    of format v1-v4 from an AVX-512 CPU). The archive goes to its stdin, the
+    data comes back on its stdout; it prints its own progress and errors."""
+    command = [sys.executable, "-m", "cli", "decompress", "-c", "--as-name", name,
+               "--device", opts.device]
+    if opts.verbosity == 0:
+        command.append("-q")
+    for flag, value in (("--coder-threads", opts.coder_threads),
+                        ("--memory-limit", opts.memory_limit), ("--max-threads", max_threads),
+                        ("--profile", opts.profile)):
+        if value is not None:
+            command += [flag, str(value)]
+    if opts.verbosity > 1:
+        _say(f"{name}: replaying in a process with "
+             + " ".join(f"{key}={value}" for key, value in sorted(environment.items())))
+    result = subprocess.run(command + [STDIO], input=archive, stdout=subprocess.PIPE,
+                            env={**os.environ, **environment, REPLAY_VARIABLE: "1"})
+    if result.returncode == EXIT_INTERRUPTED or result.returncode < 0:
+        raise KeyboardInterrupt
+    if result.returncode != EXIT_OK:
+        raise AlreadySaid
+    return result.stdout
 
 
 @fade_cli.command()

@@ -1,4 +1,4 @@
-"""The .fade archive format, version 4 (specified in docs/format.md).
+"""The .fade archive format, version 5 (specified in docs/format.md).
 
 Every archive starts with the magic number, the format version and (from
 version 2 on) a method byte. Method `fade` is the learned model: a header
@@ -8,8 +8,10 @@ one payload before); the header and the payload carry a CRC-32 so damage is
 reported before any decoding, and the SHA-256 of the original verifies the
 decoded bytes. The compact methods (stored, deflate, bzip2, xz: the size
 floor for inputs the model would not win on) have a 23-byte header with the
-original size and its CRC-32. Archives of versions 1 to 3 still decode. All
-integers are little-endian.
+original size and its CRC-32. Version 5 adds the numeric profile and the
+machine description a decoder checks before it replays the model
+(fade.profile). Archives of versions 1 to 4 still decode. All integers are
+little-endian.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from dataclasses import dataclass
 
 from fade.config import MAX_BATCH, MAX_GROUPS, MAX_THREADS, ModelConfig
 from fade.errors import CorruptArchiveError, FadeError, FormatError
+from fade.profile import MACHINE_FIELDS, PROFILES, Machine
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
-VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 # How the data is coded. Only "fade" runs the learned model; stored, deflate,
 # bzip2 and xz are the size floor (fade.floor), each a standard stream of the
@@ -115,8 +118,12 @@ SEGMENT_TYPES = {0: "bytes", 1: "bf16", 2: "fp16", 3: "fp32"}
 BIG_ENDIAN = 0x80
 EXPONENT_CODECS = {0: "none", 1: "window7", 2: "top16", 3: "huffman", 4: "rlh"}
 # After the fixed part: these UTF-8 strings, each as u16 length + bytes,
-# then the CRC-32 of every header byte before it.
-STRING_FIELDS = ["preset", "device_name", "torch_version", "cpu_capability", "fade_version"]
+# then the CRC-32 of every header byte before it. Version 5 adds the numeric
+# profile and the rest of the machine description (fade.profile.Machine).
+STRING_FIELDS_V4 = ["preset", "device_name", "torch_version", "cpu_capability", "fade_version"]
+STRING_FIELDS = STRING_FIELDS_V4 + [
+    "profile", "architecture", "cpu_vendor", "cpu_isa", "onednn_isa", "mkl_cpu", "mkl_version",
+    "onednn_version", "cuda_version", "cudnn_version"]
 _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")  # each group's payload size, after the strings (version 4)
@@ -159,8 +166,24 @@ class Header:
     groups: int = 1  # 0 for an empty input
     schedule: str = "lockstep"
     group_payload_sizes: tuple[int, ...] = ()  # bytes of each group's payload, in order
+    # The numeric profile and the machine (fade.profile.Machine); versions 1
+    # to 4 hold none of these: native, oneDNN unpinned.
+    profile: str = "native"
+    architecture: str = ""
+    cpu_vendor: str = ""
+    cpu_isa: str = ""
+    onednn_isa: str = ""
+    mkl_cpu: str = ""
+    mkl_version: str = ""
+    onednn_version: str = ""
+    cuda_version: str = ""
+    cudnn_version: str = ""
     version: int = VERSION
     method: str = LEARNED
+
+    def machine(self) -> Machine:
+        """The machine the archive was made on, as fade.profile compares it."""
+        return Machine(**{name: getattr(self, name) for name in MACHINE_FIELDS})
 
     def fields(self) -> dict[str, object]:
         """Flat name -> value view, as `fade info` prints it."""
@@ -169,6 +192,8 @@ class Header:
                     if f.name not in ("model", "version", "method"))
         flat["original_sha256"] = self.original_sha256.hex()
         flat["group_payload_sizes"] = ", ".join(map(str, self.group_payload_sizes)) or "none"
+        for name in MACHINE_FIELDS:  # recorded as empty: no GPU, no MKL, before v5
+            flat[name] = flat[name] or "none"
         flat.update(dataclasses.asdict(self.model))
         return flat
 
@@ -433,7 +458,7 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
         raise FormatError(f"unsupported determinism settings {values['determinism']:#04x}")
 
     strings, offset = {}, layout.size
-    for name in STRING_FIELDS:
+    for name in STRING_FIELDS if version >= 5 else STRING_FIELDS_V4:
         if offset + _U16.size > header_size - _U32.size:
             raise CorruptArchiveError("header strings are damaged")
         (length,) = _U16.unpack_from(blob, offset)
@@ -444,6 +469,9 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
             strings[name] = raw.decode()
         except UnicodeDecodeError:
             raise CorruptArchiveError(f"header field {name} is not UTF-8") from None
+    if version >= 5 and strings["profile"] not in PROFILES:
+        raise FormatError(f"unsupported numeric profile {strings['profile']!r} (this fade "
+                          f"knows {', '.join(PROFILES)}); made by a newer fade?")
     if version >= 4:
         groups = values["groups"]
         if offset + groups * _U64.size != header_size - _U32.size:

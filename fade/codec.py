@@ -27,6 +27,7 @@ the decoder restores the encoder's count instead of using its own).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import platform
@@ -45,13 +46,15 @@ import torch.nn.functional as F  # noqa: E402
 
 from fade import __version__  # noqa: E402
 from fade import floats, floor  # noqa: E402
+from fade import profile as profiles  # noqa: E402
 from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHeader,  # noqa: E402
                           FloatHeader, Header, pack, pack_floats, sha256, unpack)
 from fade.config import (DEFAULT_PRESET, MAX_THREADS, ModelConfig, batch_size_for,  # noqa: E402
                          check_memory, check_threads,
                          coder_threads_for, default_threads, group_rows, groups_for, preset,
                          split_sizes)
-from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError  # noqa: E402
+from fade.errors import (ChecksumMismatchError, CorruptArchiveError, FadeError,  # noqa: E402
+                         ProfileMismatchError, ReplayEnvironmentError)
 from fade.model import FADE  # noqa: E402
 from fade.pipeline import CoderPool, Coding  # noqa: E402
 
@@ -126,22 +129,61 @@ def device_name(device: torch.device) -> str:
 
 
 def environment_differences(header: Header, device: torch.device) -> list[str]:
-    """What differs between the encoding and this machine in ways that can
-    change the model's probabilities (and so break the decode)."""
-    here = {
-        "device": device.type,
-        "device name": device_name(device),
-        "torch": torch.__version__,
-        "CPU capability": torch.backends.cpu.get_cpu_capability(),
-    }
-    there = {
-        "device": header.device_kind,
-        "device name": header.device_name,
-        "torch": header.torch_version,
-        "CPU capability": header.cpu_capability,
-    }
-    return [f"{key} {there[key]!r} (archive) vs {here[key]!r} (here)"
-            for key in here if here[key] != there[key]]
+    """Everything recorded about the encoding machine that differs here
+    (fields the archive does not record left out): the likely causes when a
+    decode fails after the up-front check passed."""
+    there = header.machine()
+    mine = profiles.here(device.type, device_name(device))
+    return [f"{name.replace('_', ' ')} {getattr(there, name)!r} (archive) vs "
+            f"{getattr(mine, name)!r} (here)"
+            for name in profiles.MACHINE_FIELDS
+            if name != "profile" and getattr(there, name) and
+            getattr(there, name) != getattr(mine, name)]
+
+
+def choose_profile(device: torch.device, native: bool) -> str:
+    """The profile an archive made here is computed in: portable unless asked
+    for native, on a GPU, or where the CPU cannot run it (aarch64, x86-64
+    without AVX2); a process that could but is set up otherwise is an error
+    (fade.profile.portable_unavailable)."""
+    if native or device.type != "cpu":
+        return profiles.NATIVE
+    reason = profiles.portable_unavailable(device.type)
+    if reason is None:
+        return profiles.PORTABLE
+    if profiles.machine_lacks_portable():
+        return profiles.NATIVE
+    raise FadeError(f"{reason}; or make a native archive (--native), which decodes only on "
+                    "machines like this one")
+
+
+def check_replay(header: Header, device: torch.device) -> None:
+    """Raise unless this process can replay `header`'s numeric profile:
+    ProfileMismatchError where this machine cannot (one line naming what
+    differs and what would decode it), ReplayEnvironmentError where only a
+    process with other settings can."""
+    recorded = header.machine()
+    replay = profiles.replay_problems(recorded, profiles.here(device.type, device_name(device)),
+                                     header.version)
+    if replay.refusals:
+        if recorded.profile == profiles.PORTABLE:
+            advice = f"decode with torch {recorded.torch_version} on an x86-64 machine with AVX2"
+        elif recorded.device_kind == "cuda":
+            advice = "decode on a machine with that GPU and those versions"
+        else:
+            advice = ("decode on the encoding machine, or re-compress there with the default "
+                      "portable profile")
+        raise ProfileMismatchError(f"archive made in profile {profiles.describe(recorded)}; "
+                                   f"this machine differs: {'; '.join(replay.refusals)}: {advice}")
+    environment = dict(replay.environment)
+    if os.environ.get("ONEDNN_DEFAULT_FPMATH_MODE", "strict").lower() != "strict":
+        environment["ONEDNN_DEFAULT_FPMATH_MODE"] = "strict"
+    if environment:
+        settings = " ".join(f"{key}={value}" for key, value in sorted(environment.items()))
+        raise ReplayEnvironmentError(
+            f"this archive replays only in a process started with {settings} (the fade "
+            "command starts one itself; in a program, set them before importing fade)",
+            environment)
 
 
 @contextlib.contextmanager
@@ -175,10 +217,10 @@ class Predictor:
     """
 
     def __init__(self, cfg: ModelConfig, batch_size: int, seed: int, device: torch.device,
-                 groups: int = 1):
+                 groups: int = 1, portable: bool = False):
         with torch.random.fork_rng(devices=[]):  # seeded init on the CPU, global RNG untouched
             torch.manual_seed(seed)
-            model = FADE(cfg, batch_size, groups)
+            model = FADE(cfg, batch_size, groups, portable)
         self.model = model.to(device)
         self.optimizer = torch.optim.Adam(
             self.model.parameters(), lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
@@ -276,14 +318,15 @@ class StepProfile:
 
 def _run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device, pool: CoderPool,
          targets_of: Callable[[int, int, int], torch.Tensor], progress: Progress | None,
-         profile: StepProfile | None = None) -> None:
+         profile: StepProfile | None = None, portable: bool = False) -> None:
     """The coding loop shared by compress and decompress.
 
     `targets_of(step, group, count)` gives a group's bytes of a step as an
     int64 tensor on the device: the encoder reads them from the input, the
-    decoder waits for its coder worker.
+    decoder waits for its coder worker. `portable`: the model's products
+    in fade.kernels (the portable profile).
     """
-    predictor = Predictor(cfg, layout.batch_size, seed, device, layout.groups)
+    predictor = Predictor(cfg, layout.batch_size, seed, device, layout.groups, portable)
     cuda = device.type == "cuda"
     ready = [[torch.cuda.Event() for _ in layout.group_rows] for _ in range(2)] if cuda else None
     waits: list[float] = []
@@ -334,7 +377,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
              seed: int = 0, method: str = "auto", dtype: str = "auto", float_mode: str = "off",
              float_codec: str = "auto", groups: int | None = None,
              coder_threads: int | None = None, memory_limit: int | None = None,
-             progress: Progress | None = None, profile: StepProfile | None = None) -> bytes:
+             native: bool = False, progress: Progress | None = None,
+             profile: StepProfile | None = None) -> bytes:
     """Compress `data` into a self-describing archive (see docs/format.md).
 
     `model` or `preset_name` picks the predictor (default: the default
@@ -352,6 +396,11 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     `profile`: a StepProfile to fill with per-step timings. `memory_limit`
     (default `config.DEFAULT_MEMORY_LIMIT`): a model that would need more is
     refused before it is built, as decoders refuse it.
+
+    The model computes in the portable profile (fade.profile: the archive
+    decodes on any x86-64 machine with AVX2 and the same torch build)
+    unless `native` (torch's fastest kernels: it decodes on machines like
+    this one), on a GPU, or on a CPU the portable profile does not cover.
 
     `method` "auto" runs the model unless the input is too small or looks
     random (then, and whenever the model's archive would be larger than the
@@ -378,6 +427,7 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
         model = preset(preset_name)
     model.validate()
     torch_device = resolve_device(device)
+    numerics = choose_profile(torch_device, native)
     batch = batch_size_for(len(data), batch_size, preset_name, torch_device.type)
     threads = threads or default_threads(model, batch, torch.get_num_threads())
     if not 1 <= threads <= MAX_THREADS:
@@ -396,7 +446,7 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
             archive = _compress_floats(data, *found, float_mode, float_codec, dict(
                 model=model, preset_name=preset_name, batch_size=batch_size, device=device,
                 threads=threads, seed=seed, groups=groups, coder_threads=coder_threads,
-                memory_limit=memory_limit, progress=progress, profile=profile))
+                memory_limit=memory_limit, native=native, progress=progress, profile=profile))
             if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
                 return floor.compress(data, "stored")
             return archive
@@ -407,7 +457,8 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
     archive = _compress_learned(data, model, preset_name or "", batch, group_count,
-                                coder_threads, torch_device, threads, seed, progress, profile)
+                                coder_threads, torch_device, threads, seed, numerics, progress,
+                                profile)
     if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
         return min(archive, floor.compress(data), key=len)
     return archive
@@ -428,7 +479,7 @@ def _compress_floats(data: bytes, source: str, segments: list, mode: str, codec:
 
 def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: int,
                       groups: int, coder_threads: int | None, torch_device: torch.device,
-                      threads: int, seed: int, progress: Progress | None,
+                      threads: int, seed: int, numerics: str, progress: Progress | None,
                       profile: StepProfile | None) -> bytes:
     length = len(data)
     payloads: list[bytes] = []
@@ -452,16 +503,15 @@ def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: 
         coding = Coding("encode", starts, layout.group_rows, data=symbols)
         workers = coder_threads_for(groups, coder_threads, torch_device.type, os.cpu_count())
         with deterministic(threads), CoderPool(coding, workers, torch_device) as pool:
-            _run(layout, model, seed, torch_device, pool, targets_of, progress, profile)
+            _run(layout, model, seed, torch_device, pool, targets_of, progress, profile,
+                 numerics == profiles.PORTABLE)
             payloads = pool.finish()
+    machine = profiles.here(torch_device.type, device_name(torch_device), numerics)
     header = Header(
         original_size=length, original_sha256=sha256(data), batch_size=batch, seed=seed,
-        model=model, threads=threads, device_kind=torch_device.type,
-        device_name=device_name(torch_device), torch_version=torch.__version__,
-        cpu_capability=torch.backends.cpu.get_cpu_capability(), fade_version=__version__,
-        preset=preset_name, groups=len(payloads),
-        group_payload_sizes=tuple(len(payload) for payload in payloads),
-    )
+        model=model, threads=threads, fade_version=__version__, preset=preset_name,
+        groups=len(payloads), group_payload_sizes=tuple(len(payload) for payload in payloads),
+        **dataclasses.asdict(machine))
     return pack(header, b"".join(payloads))
 
 
@@ -483,21 +533,25 @@ def _model_header(header: Header | CompactHeader | FloatHeader, payload: bytes) 
 
 
 def check_archive(archive: bytes, memory_limit: int | None = None,
-                  max_threads: int | None = None) -> Header | None:
+                  max_threads: int | None = None, device: str = "auto") -> Header | None:
     """Everything a decoder checks before any work: the header field by
     field (fade.archive.unpack), the model it asks for against
-    `memory_limit` (default `config.DEFAULT_MEMORY_LIMIT`) and its thread
+    `memory_limit` (default `config.DEFAULT_MEMORY_LIMIT`), its thread
     count against `max_threads` (default `config.thread_limit` of this
-    machine). Returns `model_header(archive)`; builds and allocates nothing."""
-    return _checked_model_header(*unpack(archive), memory_limit, max_threads)
+    machine), and its numeric profile against this machine and process on
+    `device` (`check_replay`). Returns `model_header(archive)`; builds and
+    allocates nothing."""
+    return _checked_model_header(*unpack(archive), memory_limit, max_threads, device)
 
 
 def _checked_model_header(header: Header | CompactHeader | FloatHeader, payload: bytes,
-                          memory_limit: int | None, max_threads: int | None) -> Header | None:
+                          memory_limit: int | None, max_threads: int | None,
+                          device: str) -> Header | None:
     learned = _model_header(header, payload)
     if learned is not None and learned.original_size:
         check_memory(learned.model, learned.batch_size, memory_limit)
         check_threads(learned.threads, max_threads, os.cpu_count())
+        check_replay(learned, decode_device(learned, device))
     return learned
 
 
@@ -533,7 +587,7 @@ def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | Non
     `check_archive` pass (with `memory_limit` and `max_threads`)."""
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
     header, payload = unpack(archive)
-    _checked_model_header(header, payload, memory_limit, max_threads)
+    _checked_model_header(header, payload, memory_limit, max_threads, device)
     return _decode(header, payload, device, progress, coder_threads, profile)
 
 
@@ -571,7 +625,7 @@ def _decompress_learned(header: Header, payload: bytes, device: str, progress: P
 
             try:
                 _run(layout, header.model, header.seed, torch_device, pool, targets_of,
-                     progress, profile)
+                     progress, profile, header.profile == profiles.PORTABLE)
             except CorruptArchiveError as error:
                 # Every CRC held, so where the encoding machine differs from
                 # this one the likelier cause is other probabilities.

@@ -15,3 +15,16 @@ class CorruptArchiveError(FadeError):
 
 class ChecksumMismatchError(CorruptArchiveError):
     """The decoded bytes do not match the checksum stored in the archive."""
+
+
+class ProfileMismatchError(FadeError):
+    """This machine cannot replay the archive's numeric profile (fade.profile)."""
+
+
+class ReplayEnvironmentError(FadeError):
+    """This machine can replay the archive, but only in a process started with
+    other numeric settings: `environment` (the fade command starts one)."""
+
+    def __init__(self, message: str, environment: dict[str, str]):
+        super().__init__(message)
+        self.environment = environment

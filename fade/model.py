@@ -32,6 +32,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fade import kernels
 from fade.config import ModelConfig, split_sizes
 
 VOCAB = 256  # bytes
@@ -128,6 +129,7 @@ class CoarseRefiner(nn.Module):
         self.up = nn.Linear(cfg.coarse_rank, branch_width)
         self.gate = nn.Linear(branch_width, branch_width)
         self.skip_scale = nn.Parameter(torch.tensor(1.0))  # a_c
+        self.bmm = torch.bmm  # kernels.bmm in the portable profile
         memory = torch.randn(batch_size, cfg.coarse_rank, cfg.coarse_rank) * cfg.init_std
         memory_bias = torch.randn(batch_size, cfg.branches, branch_width) * cfg.init_std
         self.memory = nn.ParameterList(  # U_s per group: (B_g, rank, rank)
@@ -137,7 +139,7 @@ class CoarseRefiner(nn.Module):
 
     def forward(self, h: torch.Tensor, group: int = 0) -> torch.Tensor:  # h: (B_g, T*d)
         u = self.norm(h.view(h.shape[0], self.branches, -1))  # (B_g, branches, width/branches)
-        mixed = self.up(torch.bmm(self.down(u), self.memory[group]))  # (B_g, branches, ...)
+        mixed = self.up(self.bmm(self.down(u), self.memory[group]))  # (B_g, branches, ...)
         z = mixed * torch.sigmoid(self.gate(u)) + self.memory_bias[group] + self.skip_scale * u
         return z.flatten(1)  # (B_g, T*d)
 
@@ -160,9 +162,15 @@ class FineRefiner(nn.Module):
 
 class FADE(nn.Module):
     """The dual-stream predictor for a batch of `batch_size` sub-streams, cut
-    into `groups` contiguous groups (config.split_sizes)."""
+    into `groups` contiguous groups (config.split_sizes).
 
-    def __init__(self, cfg: ModelConfig, batch_size: int, groups: int = 1):
+    `portable`: compute every matrix product with fade.kernels, whose bits
+    do not depend on the CPU (the portable profile); otherwise with torch's
+    own (MKL on a CPU: the native profile). The parameters and their
+    initialisation are the same either way."""
+
+    def __init__(self, cfg: ModelConfig, batch_size: int, groups: int = 1,
+                 portable: bool = False):
         super().__init__()
         self.cfg = cfg
         self.group_sizes = split_sizes(batch_size, groups)
@@ -177,6 +185,11 @@ class FADE(nn.Module):
         nn.init.normal_(self.embedding.weight, 0.0, cfg.init_std)
         nn.init.normal_(self.head.weight, 0.0, cfg.init_std)
         nn.init.zeros_(self.head.bias)
+        if portable:
+            for module in self.modules():
+                if type(module) is nn.Linear:
+                    module.__class__ = kernels.Linear
+            self.coarse.bmm = kernels.bmm
 
     def forward(self, context: torch.Tensor, group: int = 0) -> torch.Tensor:
         """Logits (B_g, 256) for the (B_g, T) int64 context of `group`."""

@@ -54,8 +54,9 @@ Examples:
         --resume
 
 A fade SPEC is PRESET[:OPTION=VALUE,...] with options batch (sub-streams),
-device (auto, cpu or cuda) and threads (torch CPU threads), e.g.
-`balanced:batch=64`. Without --fade, fade runs with its default preset (balanced).
+device (auto, cpu or cuda), threads (torch CPU threads) and native (1: the
+native numeric profile, `--native`), e.g. `balanced:batch=64`,
+`balanced:native=1`. Without --fade, fade runs with its default preset (balanced).
 """
 
 from __future__ import annotations
@@ -157,11 +158,12 @@ CLASSIC: dict[str, Compressor] = {
 }
 
 # --fade options: name -> how to read its value.
-FADE_OPTIONS: dict[str, Callable[[str], object]] = {"batch": int, "device": str, "threads": int}
+FADE_OPTIONS: dict[str, Callable[[str], object]] = {"batch": int, "device": str, "threads": int,
+                                                    "native": lambda value: bool(int(value))}
 
 
 def parse_fade_spec(spec: str) -> Compressor:
-    """`PRESET[:batch=N,device=D,threads=N]` -> a fade Compressor (syntax only;
+    """`PRESET[:batch=N,device=D,threads=N,native=0|1]` -> a fade Compressor (syntax only;
     `check_fade` validates the values against the library)."""
     preset, _, rest = spec.partition(":")
     options: dict[str, object] = {}
@@ -179,7 +181,8 @@ def parse_fade_spec(spec: str) -> Compressor:
         raise argparse.ArgumentTypeError(f"no preset in fade spec {spec!r}")
     name = " ".join(["fade", preset] + [f"{k}={options[k]}" for k in FADE_OPTIONS if k in options])
     params = (("preset", preset), ("batch", options.get("batch")),
-              ("device", options.get("device", "auto")), ("threads", options.get("threads")))
+              ("device", options.get("device", "auto")), ("threads", options.get("threads")),
+              ("native", options.get("native", False)))
     return Compressor(name, "fade", codec="fade", params=params)
 
 
@@ -311,7 +314,8 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
 
         def call() -> bytes:
             return fade.compress(data, preset_name=params["preset"], batch_size=params["batch"],
-                                 device=device.type, threads=params["threads"])
+                                 device=device.type, threads=params["threads"],
+                                 native=params.get("native", False))
     else:
         header = fade.read_header(data)
         device = decode_device(header, params["device"])
@@ -822,7 +826,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                         help="files and directories to benchmark")
     parser.add_argument("--fade", action="append", type=parse_fade_spec, metavar="SPEC",
-                        help=f"a fade configuration, PRESET[:batch=N,device=D,threads=N]; "
+                        help=f"a fade configuration, PRESET[:batch=N,device=D,threads=N,native=1]; "
                              f"repeatable (default: {DEFAULT_FADE}; with --quick: {QUICK_FADE})")
     parser.add_argument("--no-fade", action="store_true", help="run the classic compressors only")
     parser.add_argument("--classic", type=parse_classic, default=list(CLASSIC), metavar="LIST",

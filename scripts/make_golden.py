@@ -4,9 +4,11 @@
 
 Writes tests/golden/v<VERSION>-<kind>.fade for each kind below, each beside
 the input it encodes. Run once per format version and never regenerate an
-older version's files: old archives must keep decoding. Learned archives
-decode exactly only where the CPU computes like the one that made them
-(tests/conftest.py, `decodes_here`); the header names its CPU capability.
+older version's files: old archives must keep decoding. Learned archives in
+the portable profile (the default) decode on any x86-64 machine with AVX2
+and the same torch; the native one only on machines like the one that made
+it, and elsewhere it must be refused by name (tests/conftest.py,
+`decodes_here`).
 """
 
 import io
@@ -33,6 +35,8 @@ ARCHIVES = {
     "tiny": (TEXT, dict(SETTINGS, method="fade", groups=1)),
     # Three groups of 3, 3 and 2 sub-streams: one payload each (format v4).
     "groups": (TEXT, dict(SETTINGS, method="fade", batch_size=8, groups=3)),
+    # torch's own kernels: refused up front on machines unlike this one.
+    "native": (TEXT, dict(SETTINGS, method="fade", groups=1, native=True)),
     "stored": (TEXT, dict(method="stored")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),

@@ -43,14 +43,15 @@ from fade.config import batch_size_for, coder_threads_for, groups_for, preset
 
 
 def model_only_seconds(data: bytes, preset_name: str, batch: int, groups: int,
-                       device: torch.device, threads: int, seed: int = 0) -> float:
+                       device: torch.device, threads: int, portable: bool,
+                       seed: int = 0) -> float:
     """fade.codec._run's model work on `data` with coding switched off."""
     layout = Layout(len(data), batch, groups)
     symbols = torch.from_numpy(np.frombuffer(data, dtype=np.uint8).astype(np.int64)).to(device)
     starts = torch.from_numpy(layout.starts).to(device)
     with deterministic(threads):
         began = time.perf_counter()
-        predictor = Predictor(preset(preset_name), batch, seed, device, groups)
+        predictor = Predictor(preset(preset_name), batch, seed, device, groups, portable)
         for step in range(layout.steps):
             last, counts = step + 1 == layout.steps, layout.counts(step)
             for group, count in enumerate(counts):
@@ -85,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=torch.get_num_threads(),
                         help="torch CPU threads")
     parser.add_argument("--limit", type=int, help="use only the first LIMIT bytes")
+    parser.add_argument("--native", action="store_true",
+                        help="the native numeric profile (default: fade's choice, portable "
+                             "where the CPU allows)")
     args = parser.parse_args(argv)
 
     with open(args.file, "rb") as file:
@@ -94,13 +98,16 @@ def main(argv: list[str] | None = None) -> int:
     groups = groups_for(batch, args.groups, device.type)
     workers = coder_threads_for(groups, args.coder_threads, device.type, os.cpu_count())
     settings = dict(preset_name=args.preset, batch_size=batch, device=device.type,
-                    threads=args.threads, seed=0, method="fade", groups=groups)
+                    threads=args.threads, seed=0, method="fade", groups=groups,
+                    native=args.native)
+    numerics = fade.codec.choose_profile(device, args.native)
     print(f"{os.path.basename(args.file)}: {len(data)} bytes, preset {args.preset}, "
           f"batch {batch}, {groups} groups, {workers} coder workers, {device.type} "
           f"({fade.codec.device_name(device)}), {args.threads} torch threads, "
-          f"torch {torch.__version__}", flush=True)
+          f"profile {numerics}, torch {torch.__version__}", flush=True)
 
-    model = model_only_seconds(data, args.preset, batch, groups, device, args.threads)
+    model = model_only_seconds(data, args.preset, batch, groups, device, args.threads,
+                               numerics == "portable")
     print(f"model only: {model:.1f} s", flush=True)
     profile = StepProfile(device)
     began = time.perf_counter()

@@ -1,7 +1,7 @@
 """Time one coding step of the model (forward, softmax, backward, Adam),
 without the range coder: the cost that bounds fade's throughput.
 
-    python scripts/step_time.py [PRESET:BATCH ...] [--threads N] [--steps N]
+    python scripts/step_time.py [PRESET:BATCH ...] [--threads N] [--steps N] [--native]
 
 Prints one Markdown row per configuration: median ms per step and the
 throughput it allows (batch bytes per step). Example:
@@ -21,9 +21,9 @@ from fade.codec import Predictor, deterministic
 from fade.config import preset
 
 
-def step_times(preset_name: str, batch: int, steps: int) -> list[float]:
+def step_times(preset_name: str, batch: int, steps: int, portable: bool) -> list[float]:
     cfg = preset(preset_name)
-    predictor = Predictor(cfg, batch, seed=0, device=torch.device("cpu"))
+    predictor = Predictor(cfg, batch, seed=0, device=torch.device("cpu"), portable=portable)
     generator = torch.Generator().manual_seed(0)
     times = []
     for _ in range(steps):
@@ -42,14 +42,18 @@ def main() -> None:
                         default=["paper:512", "balanced:128", "fast:512", "tiny:64"])
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--native", action="store_true",
+                        help="the native numeric profile's kernels (default: portable)")
     args = parser.parse_args()
-    print(f"threads: {args.threads}, torch {torch.__version__}\n")
+    print(f"threads: {args.threads}, profile {'native' if args.native else 'portable'}, "
+          f"torch {torch.__version__}\n")
     print("| preset | batch | ms/step (median) | KB/s bound |")
     print("|---|---:|---:|---:|")
     with deterministic(args.threads):
         for config in args.configs:
             name, batch = config.split(":")
-            median = statistics.median(step_times(name, int(batch), args.steps))
+            median = statistics.median(step_times(name, int(batch), args.steps,
+                                                  not args.native))
             print(f"| {name} | {batch} | {1000 * median:.1f} | "
                   f"{int(batch) / 1024 / median:.2f} |", flush=True)
 

@@ -52,21 +52,37 @@ def one_error_line(result: subprocess.CompletedProcess, *must_contain: str) -> s
 
 def decodes_here(blob: bytes, original: bytes) -> None:
     """Assert that a learned archive made elsewhere decodes to `original`
-    here, or, where this CPU computes differently from the one that made it
-    (another CPU capability: AVX2 against AVX-512 gives other matmul and
-    kernel roundings), that the decode fails cleanly on its checksum and
-    names that cause. An archive must always decode on the kind of machine
-    that made it."""
-    import torch
-
+    here, or is refused by name where this machine cannot replay it (up
+    front: fade.profile's rules), or, for an archive of format v1-v4 that
+    this machine can replay only in other process settings, that the fade
+    command replays it in a fresh process. A portable archive must decode on
+    every x86-64 machine with AVX2 and its torch build; any archive must
+    decode on the kind of machine that made it."""
     import fade
-    from fade.codec import model_header
+    from fade import profile
+    from fade.codec import device_name, model_header
+    from fade.errors import ProfileMismatchError, ReplayEnvironmentError
 
     header = model_header(blob)
     try:
         assert fade.decompress(blob) == original
-    except fade.ChecksumMismatchError as error:
-        here = torch.backends.cpu.get_cpu_capability()
-        assert header is not None and header.cpu_capability != here, \
-            f"made on {header.cpu_capability}, fails here on {here}: {error}"
-        assert "CPU capability" in str(error)
+    except ProfileMismatchError as error:
+        here = profile.here("cpu", "")
+        assert profile.replay_problems(header.machine(), here, header.version).refusals
+        assert "this machine differs" in str(error)
+        assert header.profile != profile.PORTABLE or header.torch_version != here.torch_version \
+            or profile.portable_unavailable() is not None, error
+    except ReplayEnvironmentError as error:
+        assert header.version < 5 or header.profile == profile.NATIVE, error
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "golden.fade"
+            path.write_bytes(blob)
+            result = run_fade("decompress", "-c", str(path), cwd=Path(folder))
+        if result.returncode == 0:
+            assert result.stdout == original
+        else:  # the settings replayed, and the CPU still computes otherwise
+            line = one_error_line(result, "fails the SHA-256 check", "differ")
+            assert header.device_name != device_name(__import__("torch").device("cpu")) \
+                or "capability" in line, line

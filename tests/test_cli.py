@@ -139,6 +139,7 @@ def test_info_shows_every_header_field(tmp_path):
     assert shown["original_size"] == "220" and shown["threads"] == "1"
     assert shown["preset"] == "tiny" and shown["dtype"] == "float32"
     assert shown["method"] == "fade" and shown["version"] == str(VERSION)
+    assert shown["profile"] == "portable" and shown["cuda_version"] == "none"
 
 
 def test_decode_restores_the_encoders_thread_count(tmp_path):
@@ -233,24 +234,36 @@ def test_checksum_mismatch_removes_output(tmp_path, archive_bytes):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.fade"]
 
 
-def test_warns_before_decoding_on_a_different_machine(tmp_path, archive_bytes):
-    # An archive that says it was made elsewhere: the warning names what
-    # differs, comes before decoding, and the decode itself is still verified.
+def test_warns_before_decoding_on_a_different_machine(tmp_path):
+    # A native archive that says it was made on another model of CPU (what
+    # the up-front check compares is alike): the warning names what differs,
+    # comes before decoding, and the decode itself is still verified.
     import dataclasses
 
     from fade import archive
 
-    header, payload = archive.unpack(archive_bytes)
-    elsewhere = dataclasses.replace(header, device_name="Other CPU 9000", torch_version="9.9.9")
+    (tmp_path / "m").write_bytes(corpus_file("edge/monkey").read_bytes()[:400])
+    assert run_fade("compress", *LEARNED, "--native", "--batch-size", "4", "m",
+                    cwd=tmp_path).returncode == 0
+    header, payload = archive.unpack((tmp_path / "m.fade").read_bytes())
+    elsewhere = dataclasses.replace(header, device_name="Other CPU 9000")
     (tmp_path / "m.fade").write_bytes(archive.pack(elsewhere, payload))
-    result = run_fade("decompress", "m.fade", cwd=tmp_path)
+    result = run_fade("decompress", "-f", "m.fade", cwd=tmp_path)
     assert result.returncode == 0
     lines = result.stderr.decode().splitlines()
     assert lines[0].startswith("fade: m.fade: warning: device name 'Other CPU 9000' (archive)")
-    assert "torch '9.9.9' (archive)" in lines[1]
-    assert "-> 400 bytes" in lines[-1]  # the summary line follows
+    assert "-> m" in lines[-1] and len(lines) == 2  # the summary line follows
     quiet = run_fade("decompress", "-q", "-f", "m.fade", cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stderr == b""
+    # a portable archive is checked to replay exactly: nothing to warn about
+    portable = tmp_path / "p"
+    portable.write_bytes(b"abracadabra" * 40)
+    assert run_fade("compress", *LEARNED, "p", cwd=tmp_path).returncode == 0
+    header, payload = archive.unpack((tmp_path / "p.fade").read_bytes())
+    moved = dataclasses.replace(header, device_name="Other CPU 9000", cpu_vendor="Intel")
+    (tmp_path / "p.fade").write_bytes(archive.pack(moved, payload))
+    result = run_fade("decompress", "-f", "p.fade", cwd=tmp_path)
+    assert result.returncode == 0 and "warning" not in result.stderr.decode()
 
 
 def test_bad_inputs_fail_with_one_line(tmp_path):

@@ -5,10 +5,8 @@ import struct
 from pathlib import Path
 
 import pytest
-import torch
-
 import fade
-from fade import archive
+from fade import archive, profile
 from fade.config import PRESETS
 
 from conftest import REPO, decodes_here
@@ -45,7 +43,7 @@ def test_document_tables_match_the_code():
     assert f"Format version: **{archive.VERSION}**" in DOC
     assert f"fixed part ({struct.calcsize('<' + ''.join(c for _, c in archive.FIXED_FIELDS))} B)" \
         in DOC
-    strings = re.findall(r"^\| \d \| (\w+) \| `", DOC, flags=re.M)
+    strings = re.findall(r"^\| \d+ \| (\w+) \| `", DOC, flags=re.M)
     assert strings == archive.STRING_FIELDS
     methods = dict(re.findall(r"^\| (\d) \| (\w+) \| ", DOC.split("## Compact")[0], flags=re.M))
     assert {int(code): name for code, name in methods.items()} == archive.METHODS
@@ -57,7 +55,8 @@ def _raw(blob, fields):
 
 
 LEARNED_GOLDEN = [("v1-tiny", 1, 1), ("v2-tiny", 2, 1), ("v3-tiny", 3, 1), ("v4-tiny", 4, 1),
-                  ("v4-groups", 4, 3)]
+                  ("v4-groups", 4, 3), ("v5-tiny", 5, 1), ("v5-groups", 5, 3),
+                  ("v5-native", 5, 1)]
 
 
 @pytest.mark.parametrize("name, version, groups", LEARNED_GOLDEN)
@@ -85,7 +84,9 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     header = fade.read_header(blob)
     assert header.preset == "tiny" and header.version == version
     assert header.model == tiny and header.groups == groups
-    if version == 4:  # the group table: G u64 sizes between the strings and the header CRC
+    if version >= 5:
+        assert header.profile == ("native" if name.endswith("native") else "portable")
+    if version >= 4:  # the group table: G u64 sizes between the strings and the header CRC
         assert (raw["groups"], raw["schedule"]) == (groups, 1)
         table_end = raw["header_size"] - 4
         sizes = struct.unpack_from(f"<{groups}Q", blob, table_end - 8 * groups)
@@ -93,27 +94,42 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     decodes_here(blob, original)
 
 
-def _reencoded(name: str) -> tuple[bytes, bytes]:
+def _reencoded(name: str, native: bool) -> tuple[bytes, bytes]:
     original = (GOLDEN / f"{name}.input").read_bytes()
     header = fade.read_header((GOLDEN / f"{name}.fade").read_bytes())
     again = fade.compress(original, preset_name="tiny", batch_size=header.batch_size, threads=1,
-                          seed=0, device="cpu", method="fade", groups=header.groups)
+                          seed=0, device="cpu", method="fade", groups=header.groups,
+                          native=native)
     return original, again
 
 
-@pytest.mark.parametrize("name", ["v4-tiny", "v4-groups"])
-def test_golden_v4_archive_reencodes_identically(name):
+def _native_like_here(header) -> bool:
+    """Whether this CPU computes torch's own kernels as the one that made a
+    native (or v1-v4) archive: the same model and best vector extension
+    (before v5 the recorded ATen capability was the CPU's best)."""
+    name, _, isa = profile.cpu()
+    return header.device_name == name and header.cpu_capability == isa
+
+
+@pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups"])
+def test_golden_archive_reencodes_identically(name):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
-    original, again = _reencoded(name)
+    header = fade.read_header(blob)
+    portable = header.profile == profile.PORTABLE
+    original, again = _reencoded(name, native=not portable)
     # Every fixed field but header_size, and the payload, are pinned; the
     # provenance strings (device name, torch and fade versions) vary. The
-    # payload depends on how this CPU rounds (conftest.decodes_here): where
-    # it computes like the one that made the golden file it must be equal.
+    # payload depends on how this CPU rounds where the archive is native
+    # (conftest.decodes_here): where it computes like the one that made the
+    # golden file it must be equal; a portable payload is equal everywhere.
     fixed = struct.Struct("<" + "".join(code for _, code in archive.FIXED_FIELDS))
     numeric = {"header_size", "payload_size", "payload_crc32"}
-    same_cpu = fade.read_header(blob).cpu_capability == torch.backends.cpu.get_cpu_capability()
+    same_cpu = portable or _native_like_here(header)
+    if header.version < archive.VERSION:
+        numeric |= {"version"}  # the same computation, written in today's format
     pinned = [i for i, (name, _) in enumerate(archive.FIXED_FIELDS)
-              if name != "header_size" and (same_cpu or name not in numeric)]
+              if name != "header_size" and (same_cpu or name not in numeric)
+              and not (name == "version" and header.version < archive.VERSION)]
     assert [fixed.unpack_from(again)[i] for i in pinned] == \
         [fixed.unpack_from(blob)[i] for i in pinned]
     if same_cpu:
@@ -132,15 +148,14 @@ def test_one_group_is_the_computation_of_earlier_versions():
     assert (GOLDEN / "v4-tiny.input").read_bytes() == (GOLDEN / "v3-tiny.input").read_bytes()
     if v4[0].cpu_capability == v3[0].cpu_capability:
         assert v4[1] == v3[1]
-    here = torch.backends.cpu.get_cpu_capability()
-    _, again = _reencoded("v3-tiny")
-    if here == v3[0].cpu_capability:
+    _, again = _reencoded("v3-tiny", native=True)
+    if _native_like_here(v3[0]):
         assert archive.unpack(again)[1] == v3[1]
-    if here == v4[0].cpu_capability:
+    if _native_like_here(v4[0]):
         assert archive.unpack(again)[1] == v4[1]
 
 
-@pytest.mark.parametrize("version", [2, 3, 4])
+@pytest.mark.parametrize("version", [2, 3, 4, 5])
 def test_golden_compact_archive_at_documented_offsets(version):
     blob = (GOLDEN / f"v{version}-stored.fade").read_bytes()
     original = (GOLDEN / f"v{version}-stored.input").read_bytes()
@@ -153,7 +168,7 @@ def test_golden_compact_archive_at_documented_offsets(version):
         assert fade.compress(original, method="stored") == blob
 
 
-@pytest.mark.parametrize("version", [3, 4])
+@pytest.mark.parametrize("version", [3, 4, 5])
 @pytest.mark.parametrize("mode", ["fast", "strong"])
 def test_golden_float_archives_at_documented_offsets(mode, version):
     blob = (GOLDEN / f"v{version}-floats-{mode}.fade").read_bytes()

@@ -1,0 +1,222 @@
+"""Numeric profiles (fade.profile): portable archives decode on simulated
+other machines, native ones are refused up front there, and the rules that
+decide it, for CPUs and GPUs alike."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fade
+from fade import profile
+from fade.codec import check_replay
+from fade.errors import ProfileMismatchError, ReplayEnvironmentError
+
+from conftest import REPO, corpus_file, fade_env, one_error_line, run_fade
+
+AMD_AVX2 = profile.Machine(
+    profile=profile.PORTABLE, device_kind="cpu", device_name="AMD EPYC", architecture="x86_64",
+    cpu_vendor="AMD", cpu_isa="AVX2", cpu_capability="AVX2", onednn_isa="AVX2",
+    mkl_cpu="zen:0", torch_version="2.13.0+cpu", mkl_version="2024.2-Product",
+    onednn_version="3.12.0")
+INTEL_AVX512 = dataclasses.replace(AMD_AVX2, device_name="Intel Xeon", cpu_vendor="Intel",
+                                   cpu_isa="AVX512", mkl_cpu="intel:7")
+GPU = dataclasses.replace(AMD_AVX2, profile=profile.NATIVE, device_kind="cuda",
+                          device_name="NVIDIA H100 80GB HBM3", cuda_version="12.4",
+                          cudnn_version="90100", torch_version="2.13.0+cu124")
+
+
+def test_portable_archives_replay_on_any_x86_64_with_avx2():
+    for here in (AMD_AVX2, INTEL_AVX512, dataclasses.replace(INTEL_AVX512, cpu_isa="AVX2")):
+        assert profile.replay_problems(AMD_AVX2, here) == profile.Replay((), {})
+
+
+def test_portable_archives_are_refused_where_they_cannot_replay():
+    arm = dataclasses.replace(AMD_AVX2, architecture="aarch64", cpu_isa="none")
+    assert "x86-64 with AVX2" in profile.replay_problems(AMD_AVX2, arm).refusals[0]
+    old = dataclasses.replace(AMD_AVX2, cpu_isa="AVX")
+    assert profile.replay_problems(AMD_AVX2, old).refusals
+    other_torch = dataclasses.replace(INTEL_AVX512, torch_version="2.14.1+cpu")
+    assert profile.replay_problems(AMD_AVX2, other_torch).refusals == \
+        ("torch 2.13.0+cpu (archive) vs 2.14.1+cpu (here)",)
+
+
+def test_native_archives_replay_only_on_machines_alike():
+    native = dataclasses.replace(AMD_AVX2, profile=profile.NATIVE)
+    assert profile.replay_problems(native, AMD_AVX2) == profile.Replay((), {})
+    refusals = profile.replay_problems(native, INTEL_AVX512).refusals
+    assert "CPU vendor AMD (archive) vs Intel (here)" in refusals
+    assert "CPU AVX2 (archive) vs AVX512 (here)" in refusals
+    assert "MKL kernels zen:0 (archive) vs intel:7 (here)" in refusals
+    # the same CPU, another MKL branch (what the vendor shim below simulates)
+    shimmed = dataclasses.replace(AMD_AVX2, mkl_cpu="intel:5")
+    assert profile.replay_problems(native, shimmed).refusals == \
+        ("MKL kernels zen:0 (archive) vs intel:5 (here)",)
+
+
+def test_gpu_archives_need_the_same_gpu_and_versions():
+    assert profile.replay_problems(GPU, GPU) == profile.Replay((), {})
+    on_cpu = profile.replay_problems(GPU, AMD_AVX2).refusals
+    assert on_cpu == ("made on the GPU NVIDIA H100 80GB HBM3; a GPU archive cannot be decoded "
+                      "on a CPU",)
+    other = dataclasses.replace(GPU, device_name="NVIDIA A100", cudnn_version="90000")
+    assert profile.replay_problems(GPU, other).refusals == (
+        "GPU NVIDIA H100 80GB HBM3 (archive) vs NVIDIA A100 (here)",
+        "cuDNN 90100 (archive) vs 90000 (here)")
+
+
+def test_archives_before_profiles_replay_in_their_own_settings():
+    # v1-v4: native, oneDNN unpinned, ATen at the CPU's best; only the
+    # device, torch and ATen capability recorded
+    legacy = profile.Machine(device_name="AMD EPYC", cpu_capability="AVX512",
+                             torch_version="2.13.0+cpu")
+    assert profile.replay_problems(legacy, INTEL_AVX512, version=4) == profile.Replay(
+        (), {"ATEN_CPU_CAPABILITY": "avx512", "ONEDNN_MAX_CPU_ISA": "ALL"})
+    refusals = profile.replay_problems(legacy, AMD_AVX2, version=4).refusals
+    assert refusals == ("ATen kernels AVX512 (archive) need a CPU with AVX512; this one has "
+                        "AVX2",)
+
+
+def test_check_replay_names_what_differs_and_what_would_decode_it(monkeypatch):
+    header = fade.read_header(fade.compress(b"profile check " * 40, preset_name="tiny",
+                                            method="fade", native=True))
+    monkeypatch.setattr(profile, "here", lambda *args, **kwargs: INTEL_AVX512)
+    mine = dataclasses.replace(header, cpu_vendor="AMD", cpu_isa="AVX2", mkl_cpu="zen:0",
+                               torch_version=INTEL_AVX512.torch_version,
+                               mkl_version=INTEL_AVX512.mkl_version, architecture="x86_64")
+    with pytest.raises(ProfileMismatchError) as refused:
+        check_replay(mine, __import__("torch").device("cpu"))
+    message = str(refused.value)
+    assert message.startswith("archive made in profile native on AMD AVX2; this machine "
+                              "differs: CPU vendor AMD (archive) vs Intel (here)")
+    assert message.endswith("decode on the encoding machine, or re-compress there with the "
+                            "default portable profile")
+    gpu = dataclasses.replace(mine, device_kind="cuda", device_name=GPU.device_name)
+    with pytest.raises(ProfileMismatchError, match="cannot be decoded on a CPU"):
+        check_replay(gpu, __import__("torch").device("cpu"))
+    monkeypatch.setattr(profile, "here", lambda *args, **kwargs: dataclasses.replace(
+        AMD_AVX2, cpu_capability="DEFAULT", torch_version=mine.torch_version,
+        onednn_version=mine.onednn_version))
+    portable = dataclasses.replace(mine, profile=profile.PORTABLE)
+    with pytest.raises(ReplayEnvironmentError) as replay:
+        check_replay(portable, __import__("torch").device("cpu"))
+    assert replay.value.environment == {"ATEN_CPU_CAPABILITY": "avx2"}
+
+
+@pytest.fixture(scope="module")
+def vendor_shim(tmp_path_factory) -> Path:
+    """A library that makes MKL believe the CPU is an Intel one (its kernels
+    then differ from the AMD ones: a machine of the other vendor, simulated)."""
+    folder = tmp_path_factory.mktemp("shim")
+    source = folder / "intel.c"
+    source.write_text("int mkl_serv_intel_cpu_true(void){return 1;}\n"
+                      "int mkl_serv_intel_cpu(void){return 1;}\n"
+                      "int mkl_serv_cpuiszen(void){return 0;}\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(folder / "intel.so"), str(source)],
+                   check=True)
+    return folder / "intel.so"
+
+
+# The simulated machines: another CPU vendor for MKL; ATen and oneDNN told
+# to use AVX-512 (the user's own settings, which fade must overrule by
+# replaying in its own); both.
+SIMULATED = {
+    "intel-mkl": lambda shim: {"LD_PRELOAD": str(shim)},
+    "avx512-settings": lambda shim: {"ATEN_CPU_CAPABILITY": "avx512",
+                                     "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"},
+    "intel-mkl-avx2-settings": lambda shim: {"LD_PRELOAD": str(shim),
+                                             "ATEN_CPU_CAPABILITY": "avx2",
+                                             "ONEDNN_MAX_CPU_ISA": "AVX2"},
+}
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("profiles")
+    path = folder / "alice.txt"
+    path.write_bytes(corpus_file("alice29.txt").read_bytes()[:3000])
+    return path
+
+
+def test_intel_mkl_is_simulated(vendor_shim):
+    """The shim changes what MKL sees (else the tests below prove nothing)."""
+    probe = "import fade; from fade import profile; print(profile.mkl_cpu())"
+    plain = subprocess.run([sys.executable, "-c", probe], env=fade_env(), cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    shimmed = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True,
+                             env=fade_env({"LD_PRELOAD": str(vendor_shim)}), text=True,
+                             check=True).stdout.strip()
+    assert shimmed.startswith("intel:") and shimmed != plain
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_portable_archive_decodes_on_every_simulated_machine(sample, vendor_shim, threads,
+                                                              tmp_path):
+    archive = tmp_path / "alice.fade"
+    made = run_fade("compress", "-q", "--preset", "tiny", "--batch-size", "16", "--threads",
+                    str(threads), "-o", str(archive), str(sample), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert fade.read_header(archive.read_bytes()).profile == "portable"
+    for name, settings in SIMULATED.items():
+        result = run_fade("decompress", "-c", str(archive), cwd=tmp_path,
+                          env=settings(vendor_shim))
+        assert result.returncode == 0, (name, result.stderr)
+        assert result.stdout == sample.read_bytes(), name
+
+
+def test_native_archive_is_refused_up_front_on_another_vendor(sample, vendor_shim, tmp_path):
+    archive = tmp_path / "alice.fade"
+    made = run_fade("compress", "-q", "--native", "--preset", "tiny", "--batch-size", "16",
+                    "-o", str(archive), str(sample), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert fade.read_header(archive.read_bytes()).profile == "native"
+    here = run_fade("decompress", "-c", str(archive), cwd=tmp_path)
+    assert here.returncode == 0 and here.stdout == sample.read_bytes()
+    out = tmp_path / "out.txt"
+    refused = run_fade("decompress", "-o", str(out), str(archive), cwd=tmp_path,
+                       env={"LD_PRELOAD": str(vendor_shim)}, timeout=60)
+    line = one_error_line(refused, "archive made in profile native on", "MKL kernels",
+                          "(archive) vs intel:", "re-compress there with the default portable")
+    assert "SHA-256" not in line
+    assert not out.exists() and list(tmp_path.iterdir()) == [archive]
+
+
+def test_other_settings_are_replayed_in_a_fresh_process(sample, tmp_path):
+    """A native archive made with ATen at its generic kernels (the user's
+    setting) decodes from a default process: fade starts one with that
+    setting. Without the setting, the default profile cannot be made."""
+    generic = {"ATEN_CPU_CAPABILITY": "default"}
+    refused = run_fade("compress", "-o", str(tmp_path / "x.fade"), str(sample), cwd=tmp_path,
+                       env=generic)
+    one_error_line(refused, "this process runs ATen at DEFAULT", "--native")
+    archive = tmp_path / "alice.fade"
+    made = run_fade("compress", "-q", "--native", "--preset", "tiny", "--batch-size", "16",
+                    "-o", str(archive), str(sample), cwd=tmp_path, env=generic)
+    assert made.returncode == 0, made.stderr
+    assert fade.read_header(archive.read_bytes()).cpu_capability == "DEFAULT"
+    result = run_fade("decompress", "-vv", "-c", str(archive), cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == sample.read_bytes()
+    assert "replaying in a process with ATEN_CPU_CAPABILITY=default" in result.stderr.decode()
+    with pytest.raises(ReplayEnvironmentError, match="ATEN_CPU_CAPABILITY=default"):
+        fade.decompress(archive.read_bytes())
+
+
+def test_library_refuses_the_default_profile_in_a_process_set_up_otherwise():
+    probe = ("import torch, fade\n"
+             "try:\n    fade.compress(b'abc' * 400, preset_name='tiny', method='fade')\n"
+             "except fade.FadeError as error:\n    print('refused:', error)\n"
+             "print(fade.read_header(fade.compress(b'abc' * 400, preset_name='tiny', "
+             "method='fade', native=True)).profile)\n")
+    env = {key: value for key, value in fade_env().items()
+           if key not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True,
+                            text=True, env={**env, "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"})
+    assert result.returncode == 0, result.stderr
+    refused, made = result.stdout.strip().splitlines()
+    assert refused.startswith("refused: this process runs ATen at ")
+    assert "oneDNN at AVX512_CORE" in refused and "--native" in refused
+    assert made == "native"
