@@ -134,11 +134,16 @@ def environment_differences(header: Header, device: torch.device) -> list[str]:
     decode fails after the up-front check passed."""
     there = header.machine()
     mine = profiles.here(device.type, device_name(device))
-    return [f"{name.replace('_', ' ')} {getattr(there, name)!r} (archive) vs "
-            f"{getattr(mine, name)!r} (here)"
-            for name in profiles.MACHINE_FIELDS
-            if name != "profile" and getattr(there, name) and
-            getattr(there, name) != getattr(mine, name)]
+    differences = [f"{name.replace('_', ' ')} {getattr(there, name)!r} (archive) vs "
+                   f"{getattr(mine, name)!r} (here)"
+                   for name in profiles.MACHINE_FIELDS
+                   if name != "profile" and getattr(there, name) and
+                   getattr(there, name) != getattr(mine, name)]
+    if header.version < 5 and device.type == "cpu" and there.cpu_capability != mine.cpu_isa:
+        # Before v5 nothing was pinned: the capability recorded was the CPU's best.
+        differences.append(f"CPU capability {there.cpu_capability!r} (archive, unpinned) vs "
+                           f"a CPU with {mine.cpu_isa!r} (here)")
+    return differences
 
 
 def choose_profile(device: torch.device, native: bool) -> str:

@@ -19,9 +19,9 @@ the blocks added in order; a single row or a single output column takes its
 matrix-vector kernel, eight lanes of chains over k mod 8 summed in a fixed
 tree (given dense rows: a transposed view there would fall back to a gemm
 whose order depends on the thread count). Neither depends on the machine (read in oneDNN v3.12's source, and
-checked by the test). The per-sample products of the coarse refiner (a bmm) are an
-elementwise product and a sum in ATen, whose kernels `ATEN_CPU_CAPABILITY`
-pins. The backward of every product is the same kind of product, so the
+checked by the test). The per-sample products of the coarse refiner (a bmm)
+are an ATen product and sum over k (`_product_sum`), whose kernels
+`ATEN_CPU_CAPABILITY` pins. The backward of every product is the same kind of product, so the
 gradients are portable too.
 """
 
@@ -76,7 +76,30 @@ class Linear(nn.Linear):
         return _PortableLinear.apply(x, self.weight, self.bias)
 
 
-def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """torch.bmm(a, b) for a (B, n, k) and b (B, k, m) as an ATen product and
-    sum over k (no MKL)."""
+def _product_sum(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """out[:, i, j] = sum over k of a[:, i, k] * b[:, k, j]: an ATen product
+    and sum over k, whose kernels (and so order) ATEN_CPU_CAPABILITY pins."""
     return (a.unsqueeze(-1) * b.unsqueeze(1)).sum(2)
+
+
+class _PortableBmm(torch.autograd.Function):
+    """torch.bmm with forward and backward products from _product_sum (one
+    product and sum each, where autograd through them would take several)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _product_sum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = _product_sum(grad, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+        grad_b = _product_sum(a.transpose(1, 2), grad) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """torch.bmm(a, b) for float32 a (B, n, k) and b (B, k, m), without MKL
+    (the coarse refiner's per-sub-stream memory products)."""
+    return _PortableBmm.apply(a, b)

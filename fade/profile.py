@@ -247,6 +247,9 @@ def replay_problems(recorded: Machine, here: Machine, version: int = 5) -> Repla
             differ("cudnn_version", "cuDNN")
             differ("torch_version", "torch")
         return Replay(tuple(refusals), {})
+    if here.device_kind != "cpu":
+        return Replay((f"made on a CPU; decode it on the CPU (--device cpu), not on the "
+                       f"{here.device_kind} device",), {})
     environment = {}
     if recorded.profile == PORTABLE:
         if here.architecture != "x86_64" or here.cpu_isa not in ("AVX2", "AVX512"):

@@ -63,6 +63,7 @@ def test_gpu_archives_need_the_same_gpu_and_versions():
     on_cpu = profile.replay_problems(GPU, AMD_AVX2).refusals
     assert on_cpu == ("made on the GPU NVIDIA H100 80GB HBM3; a GPU archive cannot be decoded "
                       "on a CPU",)
+    assert "decode it on the CPU" in profile.replay_problems(AMD_AVX2, GPU).refusals[0]
     other = dataclasses.replace(GPU, device_name="NVIDIA A100", cudnn_version="90000")
     assert profile.replay_problems(GPU, other).refusals == (
         "GPU NVIDIA H100 80GB HBM3 (archive) vs NVIDIA A100 (here)",
@@ -220,3 +221,19 @@ def test_library_refuses_the_default_profile_in_a_process_set_up_otherwise():
     assert refused.startswith("refused: this process runs ATen at ")
     assert "oneDNN at AVX512_CORE" in refused and "--native" in refused
     assert made == "native"
+
+
+def test_a_failed_old_archive_names_the_cpu_it_was_made_on(monkeypatch):
+    """Before v5 nothing was pinned: a v4 archive's capability was its CPU's
+    best, so a decode that fails on another CPU names that, even where the
+    pinned capability here is the same."""
+    import torch
+
+    from fade.codec import environment_differences
+
+    header = fade.read_header((REPO / "tests" / "golden" / "v4-tiny.fade").read_bytes())
+    assert header.cpu_capability == "AVX2"
+    monkeypatch.setattr(profile, "here", lambda *args, **kwargs: dataclasses.replace(
+        INTEL_AVX512, device_name=header.device_name, torch_version=header.torch_version))
+    assert environment_differences(header, torch.device("cpu")) == [
+        "CPU capability 'AVX2' (archive, unpinned) vs a CPU with 'AVX512' (here)"]
