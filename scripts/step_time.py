@@ -2,11 +2,16 @@
 without the range coder: the cost that bounds fade's throughput.
 
     python scripts/step_time.py [PRESET:BATCH ...] [--threads N] [--steps N] [--native]
+    python scripts/step_time.py [PRESET:BATCH ...] --compare [--rounds N]
 
 Prints one Markdown row per configuration: median ms per step and the
 throughput it allows (batch bytes per step). Example:
 
     python scripts/step_time.py paper:512 balanced:64 fast:512 tiny:64 --threads 2
+
+--compare times the native and the portable profile's kernels (fade.profile)
+alternately, --rounds times each, and prints each one's best median and the
+ratio: side by side in one run, as a noisy machine needs.
 """
 
 from __future__ import annotations
@@ -44,7 +49,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--native", action="store_true",
                         help="the native numeric profile's kernels (default: portable)")
+    parser.add_argument("--compare", action="store_true",
+                        help="native against portable, alternating, with the ratio")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per profile (--compare)")
     args = parser.parse_args()
+    if args.compare:
+        compare(args)
+        return
     print(f"threads: {args.threads}, profile {'native' if args.native else 'portable'}, "
           f"torch {torch.__version__}\n")
     print("| preset | batch | ms/step (median) | KB/s bound |")
@@ -56,6 +67,24 @@ def main() -> None:
                                                   not args.native))
             print(f"| {name} | {batch} | {1000 * median:.1f} | "
                   f"{int(batch) / 1024 / median:.2f} |", flush=True)
+
+
+def compare(args: argparse.Namespace) -> None:
+    print(f"threads: {args.threads}, {args.steps} steps, best median of {args.rounds} "
+          f"alternating rounds, torch {torch.__version__}\n")
+    print("| preset | batch | native ms/step | portable ms/step | portable / native |")
+    print("|---|---:|---:|---:|---:|")
+    with deterministic(args.threads):
+        for config in args.configs:
+            name, batch = config.split(":")
+            best = {False: float("inf"), True: float("inf")}
+            for _ in range(args.rounds):
+                for portable in (False, True):
+                    median = statistics.median(step_times(name, int(batch), args.steps,
+                                                          portable))
+                    best[portable] = min(best[portable], median)
+            print(f"| {name} | {batch} | {1000 * best[False]:.1f} | {1000 * best[True]:.1f} | "
+                  f"{best[True] / best[False]:.2f}x |", flush=True)
 
 
 if __name__ == "__main__":

@@ -194,7 +194,8 @@ def test_fade_specs():
     compressor = bench.parse_fade_spec("balanced:batch=64,device=cpu")
     assert compressor.name == "fade balanced batch=64 device=cpu"
     assert dict(compressor.params) == {"preset": "balanced", "batch": 64, "device": "cpu",
-                                       "threads": None}
+                                       "threads": None, "native": False}
+    assert dict(bench.parse_fade_spec("balanced:native=1").params)["native"] is True
     for bad in ("balanced:batch=x", "balanced:size=3", ":batch=4"):
         with pytest.raises(bench.argparse.ArgumentTypeError):
             bench.parse_fade_spec(bad)
