@@ -69,6 +69,10 @@ class Options:
     coder_threads: int | None
     profile: str | None  # where per-step timings go ("-": stderr)
     memory_limit: int | None  # bytes a model may need (None: fade's default)
+    stdin_name: str = "stdin"  # what messages call standard input
+
+    def name(self, path: str) -> str:
+        return self.stdin_name if path == STDIO else path
 
 
 def _say(message: str) -> None:
@@ -215,7 +219,7 @@ def _process(path: str, opts: Options, compressing: bool, transform: Callable,
              check: Callable[[bytes], object] | None) -> None:
     """Read `path`, run `check(data)` (if any) before any output is opened,
     then `transform(data, make_bar, checked)` into the output."""
-    name = "stdin" if path == STDIO else path
+    name = opts.name(path)
     out = _output_path(path, opts, compressing)
     data = _read_input(path)
     checked = check(data) if check is not None else None
@@ -268,7 +272,7 @@ def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
             _say(str(error))
             status = EXIT_ERROR
         except fade.FadeError as error:
-            _say(f"{'stdin' if path == STDIO else path}: {error}")
+            _say(f"{opts.name(path)}: {error}")
             status = EXIT_ERROR
         except AlreadySaid:
             status = EXIT_ERROR
@@ -305,10 +309,11 @@ def _common(func):
 
 
 def _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, memory_limit) -> Options:
+             profile, memory_limit, stdin_name: str = "stdin") -> Options:
     return Options(output=output, stdout=to_stdout, force=force, remove_input=not keep,
                    verbosity=max(0, 1 + verbose - quiet), device=device,
-                   coder_threads=coder_threads, profile=profile, memory_limit=memory_limit)
+                   coder_threads=coder_threads, profile=profile, memory_limit=memory_limit,
+                   stdin_name=stdin_name)
 
 
 def _write_profile(profile: StepProfile, name: str, opts: Options) -> None:
@@ -387,12 +392,13 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
                     profile, memory_limit)
     lacks = machine_lacks_portable()
-    if opts.verbosity > 0 and not native and lacks and resolve_device(device).type == "cpu":
+    on_cpu = device == "cpu" or (device == "auto" and not torch.cuda.is_available())
+    if opts.verbosity > 0 and not native and lacks and on_cpu:
         _say(f"note: {lacks}: archives made here are native and decode only on machines "
              "like this one")
 
     def transform(data: bytes, make_bar, path: str, checked: None) -> bytes:
-        name = "stdin" if path == STDIO else path
+        name = opts.name(path)
         if dtype == "auto" and method in ("auto", "floats") and opts.verbosity > 0:
             try:
                 found = floats.find(data, dtype)
@@ -448,7 +454,7 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
                profile, memory_limit, max_threads, display_name):
     """Decompress FILES.fade (each to FILE; '-' or none: stdin). No model flags needed."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-                    profile, memory_limit)
+                    profile, memory_limit, display_name or "stdin")
 
     def check(archive: bytes):
         try:
@@ -461,8 +467,7 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
     def transform(archive: bytes, make_bar, path: str, header) -> bytes:
         # `header`: check_archive's (a strong floats archive's nested one), or
         # the settings a fresh process needs to replay it
-        name = display_name if path == STDIO and display_name else \
-            "stdin" if path == STDIO else path
+        name = opts.name(path)
         if isinstance(header, ReplayEnvironmentError):
             return _replay_elsewhere(archive, header.environment, name, opts, max_threads)
         if header is None:  # no model: nothing to set up or warn about

@@ -14,15 +14,16 @@ tests/test_kernels.py checks that claim on the machine it runs on, against
 a chain computed independently in numpy, for the shapes fade uses.
 
 Longer contractions are cut by oneDNN into blocks of K_BLOCK = 1024 (a
-constant in its source, not a cache-size heuristic), each block its own chain,
-the blocks added in order; a single row or a single output column takes its
-matrix-vector kernel, eight lanes of chains over k mod 8 summed in a fixed
-tree (given dense rows: a transposed view there would fall back to a gemm
-whose order depends on the thread count). Neither depends on the machine (read in oneDNN v3.12's source, and
-checked by the test). The per-sample products of the coarse refiner (a bmm)
-are an ATen product and sum over k (`_product_sum`), whose kernels
-`ATEN_CPU_CAPABILITY` pins. The backward of every product is the same kind of product, so the
-gradients are portable too.
+constant in its source, not a cache-size heuristic), each block its own
+chain, the blocks added in order; a single row or a single output column
+takes its matrix-vector kernel, eight lanes of chains over k mod 8 summed in
+a fixed tree (given dense rows: a transposed view there would fall back to a
+gemm whose order depends on the thread count). Neither depends on the
+machine (read in oneDNN v3.12's source, and checked by the test). The
+per-sample products of the coarse refiner (a bmm) are an ATen product and
+sum over k (`_product_sum`), whose kernels `ATEN_CPU_CAPABILITY` pins. The
+backward of every product is the same kind of product, so the gradients are
+portable too.
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ def _leftovers(directory):
 
 
 def test_every_corpus_file_roundtrips_through_the_cli(tmp_path):
-    # Each file's first 64 KiB (the whole file when smaller, as for most edge
-    # cases) at 128 sub-streams (at most 512 steps; the default batch,
+    # Each file's first 32 KiB (the whole file when smaller, as for most edge
+    # cases) at 128 sub-streams (at most 256 steps; the default batch,
     # size // 2048, would take 2048 on every slice): every kind of content at
     # CI cost. Default batches are tested below, whole files are the
     # benchmarks' job (scripts/bench.py).
@@ -36,7 +36,7 @@ def test_every_corpus_file_roundtrips_through_the_cli(tmp_path):
     for source in sources:
         name = ("edge-" if source.parent.name == "edge" else "") + source.name
         with open(source, "rb") as file:
-            (tmp_path / name).write_bytes(file.read(64 * 1024))
+            (tmp_path / name).write_bytes(file.read(32 * 1024))
         names.append(name)
     result = run_fade("compress", *TINY, "--batch-size", "128", *names, cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()

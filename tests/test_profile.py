@@ -201,6 +201,16 @@ def test_other_settings_are_replayed_in_a_fresh_process(sample, tmp_path):
     assert "replaying in a process with ATEN_CPU_CAPABILITY=default" in result.stderr.decode()
     with pytest.raises(ReplayEnvironmentError, match="ATEN_CPU_CAPABILITY=default"):
         fade.decompress(archive.read_bytes())
+    # a replay that fails: one line, from the replay process, naming the file
+    from fade import archive as layout
+
+    header, payload = layout.unpack(archive.read_bytes())
+    wrong = tmp_path / "wrong.fade"
+    wrong.write_bytes(layout.pack(dataclasses.replace(header, seed=7), payload))
+    failed = run_fade("decompress", str(wrong), cwd=tmp_path)
+    line = one_error_line(failed, f"fade: {wrong}: ")
+    assert "SHA-256" in line or "the payload holds" in line, line
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["alice.fade", "wrong.fade"]
 
 
 def test_library_refuses_the_default_profile_in_a_process_set_up_otherwise():
