@@ -10,8 +10,9 @@ write an archive in another one.
 Numeric pins (fade.profile). On x86-64, ATen's vectorised kernels and
 oneDNN's are pinned to AVX2 (ATEN_CPU_CAPABILITY=avx2,
 ONEDNN_MAX_CPU_ISA=AVX2), so that an AVX-512 machine computes what an AVX2
-one does: the portable profile, and native archives too (measured by the
-profile's author on an AVX-512 Zen 4: pinning cost nothing measurable). A
+one does: the portable profile, and native archives too (measured when
+issue 14 was filed, on an AVX-512 Zen 4: pinning cost nothing measurable;
+not measurable on this project's AVX2 machine, where it changes nothing). A
 value the user set wins; a decoder replaying an archive made otherwise
 starts a process with the archive's settings (cli: `_replay_elsewhere`).
 
