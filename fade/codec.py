@@ -151,13 +151,11 @@ def choose_profile(device: torch.device, native: bool) -> str:
     for native, on a GPU, or where the CPU cannot run it (aarch64, x86-64
     without AVX2); a process that could but is set up otherwise is an error
     (fade.profile.portable_unavailable)."""
-    if native or device.type != "cpu":
+    if native or device.type != "cpu" or profiles.machine_lacks_portable():
         return profiles.NATIVE
     reason = profiles.portable_unavailable(device.type)
     if reason is None:
         return profiles.PORTABLE
-    if profiles.machine_lacks_portable():
-        return profiles.NATIVE
     raise FadeError(f"{reason}; or make a native archive (--native), which decodes only on "
                     "machines like this one")
 

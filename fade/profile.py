@@ -33,6 +33,8 @@ import platform
 import re
 from dataclasses import dataclass, fields
 
+from fade.environment import X86_64
+
 PORTABLE = "portable"
 NATIVE = "native"
 PROFILES = (PORTABLE, NATIVE)
@@ -40,7 +42,6 @@ PROFILES = (PORTABLE, NATIVE)
 # What the portable profile pins (fade.environment sets them before torch loads).
 PORTABLE_CAPABILITY = "AVX2"  # torch.backends.cpu.get_cpu_capability()
 PORTABLE_ONEDNN_ISA = "AVX2"  # ONEDNN_MAX_CPU_ISA
-X86_64 = ("x86_64", "AMD64", "amd64")
 # oneDNN's name for "no cap": what a process replaying an unpinned archive sets.
 ONEDNN_NO_CAP = "ALL"
 
@@ -124,11 +125,13 @@ def library_versions() -> tuple[str, str]:
     return (mkl.group(1) if mkl else "", onednn.group(1) if onednn else "")
 
 
+@functools.lru_cache(maxsize=1)
 def mkl_cpu() -> str:
     """The CPU as MKL's dispatcher sees it ("intel:5", "zen:0", ...), read
     from MKL's own service functions in torch's library: MKL picks its
     kernels by vendor and branch, so a native archive records them. "" where
-    torch has no MKL or the functions are not exported."""
+    torch has no MKL or the functions are not exported. MKL decides once per
+    process, so this is read once."""
     import torch
 
     path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")

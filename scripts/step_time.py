@@ -26,7 +26,8 @@ from fade.codec import Predictor, deterministic
 from fade.config import preset
 
 
-def step_times(preset_name: str, batch: int, steps: int, portable: bool) -> list[float]:
+def median_step(preset_name: str, batch: int, steps: int, portable: bool) -> float:
+    """Median seconds of a step over `steps` steps, the first two left out."""
     cfg = preset(preset_name)
     predictor = Predictor(cfg, batch, seed=0, device=torch.device("cpu"), portable=portable)
     generator = torch.Generator().manual_seed(0)
@@ -38,13 +39,19 @@ def step_times(preset_name: str, batch: int, steps: int, portable: bool) -> list
         predictor.learn(0, targets)
         predictor.update()
         times.append(time.perf_counter() - start)
-    return times[2:]  # the first steps build the cache and warm the allocator
+    return statistics.median(times[2:])  # the first steps build the cache, warm the allocator
+
+
+def preset_batch(text: str) -> tuple[str, int]:
+    """PRESET:BATCH -> (preset, batch)."""
+    name, _, batch = text.partition(":")
+    return name, int(batch)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("configs", nargs="*",
-                        default=["paper:512", "balanced:128", "fast:512", "tiny:64"])
+    parser.add_argument("configs", nargs="*", type=preset_batch, metavar="PRESET:BATCH",
+                        default=[("paper", 512), ("balanced", 128), ("fast", 512), ("tiny", 64)])
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--native", action="store_true",
@@ -61,12 +68,10 @@ def main() -> None:
     print("| preset | batch | ms/step (median) | KB/s bound |")
     print("|---|---:|---:|---:|")
     with deterministic(args.threads):
-        for config in args.configs:
-            name, batch = config.split(":")
-            median = statistics.median(step_times(name, int(batch), args.steps,
-                                                  not args.native))
-            print(f"| {name} | {batch} | {1000 * median:.1f} | "
-                  f"{int(batch) / 1024 / median:.2f} |", flush=True)
+        for name, batch in args.configs:
+            median = median_step(name, batch, args.steps, not args.native)
+            print(f"| {name} | {batch} | {1000 * median:.1f} | {batch / 1024 / median:.2f} |",
+                  flush=True)
 
 
 def compare(args: argparse.Namespace) -> None:
@@ -75,14 +80,12 @@ def compare(args: argparse.Namespace) -> None:
     print("| preset | batch | native ms/step | portable ms/step | portable / native |")
     print("|---|---:|---:|---:|---:|")
     with deterministic(args.threads):
-        for config in args.configs:
-            name, batch = config.split(":")
+        for name, batch in args.configs:
             best = {False: float("inf"), True: float("inf")}
             for _ in range(args.rounds):
                 for portable in (False, True):
-                    median = statistics.median(step_times(name, int(batch), args.steps,
-                                                          portable))
-                    best[portable] = min(best[portable], median)
+                    best[portable] = min(best[portable],
+                                         median_step(name, batch, args.steps, portable))
             print(f"| {name} | {batch} | {1000 * best[False]:.1f} | {1000 * best[True]:.1f} | "
                   f"{best[True] / best[False]:.2f}x |", flush=True)
 
