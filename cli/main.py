@@ -26,11 +26,12 @@ import torch  # noqa: E402
 from fade import floats
 from fade.archive import method_of
 from fade.codec import (DEVICES, METHOD_CHOICES, StepProfile, check_archive, choose_profile,
-                        decode_device, device_name, environment_differences, resolve_device)
+                        decode_device, device_name, environment_differences, read_header,
+                        resolve_device)
 from fade.errors import ReplayEnvironmentError
 from fade.profile import NATIVE, machine_lacks_portable
-from fade.config import (DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET, MAX_CODER_THREADS, MAX_GROUPS,
-                         MAX_THREADS, PRESETS, batch_size_for, coder_threads_for,
+from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,
+                         MAX_CODER_THREADS, MAX_GROUPS, MAX_THREADS, LEVELS, PRESETS, batch_size_for, coder_threads_for,
                          default_threads, format_bytes, groups_for)
 
 # Exit codes, in one place.
@@ -352,8 +353,14 @@ def fade_cli():
 
 @fade_cli.command()
 @_common
-@click.option("--preset", type=click.Choice(list(PRESETS)), default=DEFAULT_PRESET,
-              show_default=True, help="Model size.")
+@click.option("--level", type=click.Choice(list(LEVELS)), default=None,
+              help="default: the network and the context-mixing statistics, mixed bit by "
+                   "bit (the hybrid; with --method auto the statistics alone where they are "
+                   "smaller); fast: the statistics alone, no network (hundreds of KB/s) "
+                   f"[default: {DEFAULT_LEVEL}, or with --preset the network alone].")
+@click.option("--preset", type=click.Choice(list(PRESETS)), default=None,
+              help=f"The network's size; without --level, the network codes alone "
+                   f"[default: {DEFAULT_PRESET}].")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
               help="Sub-streams coded as one batch [default: size // 2048, at most 128 "
                    "for balanced on a CPU, else 512].")
@@ -386,14 +393,16 @@ def fade_cli():
                    "profile: faster, but the archive decodes only on machines with the same "
                    "CPU vendor, instruction sets and torch build (recorded and checked).")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, memory_limit, preset, batch_size, threads, method, dtype, float_mode,
-             float_codec, groups, native):
+             profile, memory_limit, level, preset, batch_size, threads, method, dtype,
+             float_mode, float_codec, groups, native):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
+    runs_network = level is None or LEVELS[level].preset is not None
+    network_preset = preset or (LEVELS[level].preset if level else None) or DEFAULT_PRESET
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
                     profile, memory_limit)
     lacks = machine_lacks_portable()
     on_cpu = device == "cpu" or (device == "auto" and not torch.cuda.is_available())
-    if opts.verbosity > 0 and not native and lacks and on_cpu:
+    if opts.verbosity > 0 and not native and lacks and on_cpu and runs_network:
         _say(f"note: {lacks}: archives made here are native and decode only on machines "
              "like this one")
 
@@ -410,18 +419,24 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
             if found and float_mode == "off" and len(data) >= LARGE_FLOAT_FILE:
                 _say(f"{name}: note: {found[0]} float tensors found; the model codes them "
                      "at KB/s, --floats fast at hundreds of MB/s (larger archive)")
-        if opts.verbosity > 1:
+        if opts.verbosity > 1 and not runs_network:
+            tables = format_bytes(LEVELS[level].statistics.memory_bytes(len(data)))
+            _say(f"{name}: compressing with the statistics alone (level {level}), "
+                 f"{tables} of tables")
+        elif opts.verbosity > 1:
             torch_device = resolve_device(device)
-            batch = batch_size_for(len(data), batch_size, preset, torch_device.type)
+            batch = batch_size_for(len(data), batch_size, network_preset, torch_device.type)
             group_count = groups_for(batch, groups, torch_device.type)
             workers = coder_threads_for(group_count, coder_threads, torch_device.type,
                                         os.cpu_count())
             numerics = choose_profile(torch_device, native)
+            model_threads = threads or default_threads(PRESETS[network_preset], batch,
+                                                       torch.get_num_threads())
             _say(f"{name}: compressing on {torch_device.type} "
-                 f"({device_name(torch_device)}), profile {numerics}, preset {preset}, "
+                 f"({device_name(torch_device)}), profile {numerics}, preset {network_preset}, "
                  f"batch {batch}, "
                  f"{group_count} groups, "
-                 f"{threads or default_threads(PRESETS[preset], batch, torch.get_num_threads())} "
+                 f"{model_threads} "
                  "threads, "
                  f"{workers} coder threads")
         bar = make_bar(len(data))
@@ -431,8 +446,8 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
                                     device=device, threads=threads, method=method, dtype=dtype,
                                     float_mode=float_mode, float_codec=float_codec,
                                     groups=groups, coder_threads=coder_threads,
-                                    memory_limit=opts.memory_limit, native=native, progress=bar,
-                                    profile=timings)
+                                    memory_limit=opts.memory_limit, native=native, level=level,
+                                    progress=bar, profile=timings)
         finally:
             bar.close()
         if timings is not None:
@@ -471,7 +486,11 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
         if isinstance(header, ReplayEnvironmentError):
             return _replay_elsewhere(archive, header.environment, name, opts, max_threads)
         if header is None:  # no model: nothing to set up or warn about
-            data = fade.decompress(archive)
+            bar = make_bar(read_header(archive).original_size)
+            try:
+                data = fade.decompress(archive, memory_limit=opts.memory_limit, progress=bar)
+            finally:
+                bar.close()
             if opts.profile:
                 _write_profile(StepProfile(torch.device("cpu")), name, opts)
             return data

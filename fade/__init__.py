@@ -4,7 +4,7 @@ The library: `compress(data) -> archive bytes`, `decompress(archive) -> data`.
 It never imports click or tqdm; progress is reported through a callback.
 """
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 from fade import environment  # noqa: E402  (first: before anything imports torch)
 

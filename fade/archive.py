@@ -22,21 +22,27 @@ import struct
 import zlib
 from dataclasses import dataclass
 
-from fade.config import MAX_BATCH, MAX_GROUPS, MAX_THREADS, ModelConfig
+from fade.config import MAX_BATCH, MAX_GROUPS, MAX_THREADS, ModelConfig, StatisticsConfig
 from fade.errors import CorruptArchiveError, FadeError, FormatError
 from fade.profile import MACHINE_FIELDS, PROFILES, Machine
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
-VERSION = 5
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+VERSION = 6
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 
 # How the data is coded. Only "fade" runs the learned model; stored, deflate,
 # bzip2 and xz are the size floor (fade.floor), each a standard stream of the
 # stdlib codec; "floats" splits float tensors into exponent and sign/mantissa
-# streams (fade.floats) and is new in version 3.
-METHODS = {0: "stored", 1: "fade", 2: "deflate", 3: "bzip2", 4: "xz", 5: "floats"}
+# streams (fade.floats) and is new in version 3; "statistics" codes the bytes
+# in file order with the context-mixing statistics alone (fade.statistics,
+# level fast), new in version 6.
+METHODS = {0: "stored", 1: "fade", 2: "deflate", 3: "bzip2", 4: "xz", 5: "floats",
+           6: "statistics"}
 LEARNED = "fade"
 FLOATS = "floats"
+STATISTICS = "statistics"
+# The version each method first appeared in.
+METHOD_SINCE = {"floats": 3, "statistics": 6}
 
 # Fixed part of a learned ("fade") archive's header: (field, struct code), in
 # file order. docs/format.md has the same table; tests/test_format.py keeps
@@ -74,10 +80,17 @@ FIXED_FIELDS = [
     ("threads", "H"),
     ("groups", "H"),  # G: groups of sub-streams, one payload each (0 when N = 0)
     ("schedule", "B"),  # SCHEDULES: the order of forwards, backwards and updates
+    ("coding", "B"),  # CODINGS: what codes the bytes (version 6)
+    ("table_bits", "B"),  # the hybrid's statistics (fade.config.StatisticsConfig); 0 if none
+    ("match_bits", "B"),
+    ("mixer_rate", "H"),
+    ("keyed", "B"),
 ]
-FIXED_FIELDS_V3 = FIXED_FIELDS[:-2]
+FIXED_FIELDS_V5 = FIXED_FIELDS[:-5]
+FIXED_FIELDS_V3 = FIXED_FIELDS_V5[:-2]
 FIXED_FIELDS_V1 = [field for field in FIXED_FIELDS_V3 if field[0] != "method"]
 _FIXED = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS))
+_FIXED_V5 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V5))
 _FIXED_V3 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V3))
 _FIXED_V1 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V1))
 _PREFIX = struct.Struct("<8sH")  # magic, version: common to every version
@@ -110,6 +123,16 @@ SEGMENT_FIELDS = [
     ("length", "Q"),  # bytes of the original
     ("stream_size", "Q"),  # bytes of this segment's stream; 0 in strong mode
 ]
+# A "statistics" archive: the compact fields, then this table, the CRC-32 of
+# every byte before it, and the binary arithmetic coder's stream.
+STATISTICS_FIELDS = [
+    ("table_bits", "B"),
+    ("match_bits", "B"),
+    ("mixer_rate", "H"),
+    ("keyed", "B"),  # 0: one stream in file order
+    ("payload_crc32", "I"),
+]
+_STATISTICS_TABLE = struct.Struct("<" + "".join(code for _, code in STATISTICS_FIELDS))
 _FLOAT_TABLE = struct.Struct("<" + "".join(code for _, code in FLOAT_FIELDS))
 _SEGMENT = struct.Struct("<" + "".join(code for _, code in SEGMENT_FIELDS))
 FLOAT_MODES = {0: "fast", 1: "strong"}
@@ -135,6 +158,12 @@ DEVICE_KINDS = {0: "cpu", 1: "cuda"}
 # steps; the groups' weighted losses are backpropagated in group order and
 # one Adam step follows (fade.codec). One group: the computation of v1-v3.
 SCHEDULES = {1: "lockstep"}
+# network: the network's 256 probabilities drive a range coder per group
+# (constriction), as in versions 1 to 5; hybrid: each group's statistics
+# (fade.statistics) mix them with their own contexts, bit by bit, into a
+# binary arithmetic coder (version 6).
+CODINGS = {0: "network", 1: "hybrid"}
+NETWORK, HYBRID = "network", "hybrid"
 # Determinism bits; every archive of v1 sets all three.
 DETERMINISTIC_ALGORITHMS = 1  # torch.use_deterministic_algorithms(True)
 NO_TF32 = 2  # float32 matmul precision "highest": no TF32 or bf16 shortcuts
@@ -142,6 +171,8 @@ CUDNN_DETERMINISTIC = 4  # cudnn.deterministic = True, cudnn.benchmark = False
 DETERMINISM_V1 = DETERMINISTIC_ALGORITHMS | NO_TF32 | CUDNN_DETERMINISTIC
 
 _MODEL_FIELDS = [f.name for f in dataclasses.fields(ModelConfig)]
+# What the statistics fields hold when the network codes alone.
+_NO_STATISTICS = StatisticsConfig(table_bits=0, match_bits=0, mixer_rate=0, keyed=False)
 
 
 @dataclass(frozen=True)
@@ -166,6 +197,7 @@ class Header:
     groups: int = 1  # 0 for an empty input
     schedule: str = "lockstep"
     group_payload_sizes: tuple[int, ...] = ()  # bytes of each group's payload, in order
+    statistics: StatisticsConfig | None = None  # the hybrid's; None: the network alone
     # The numeric profile and the machine (fade.profile.Machine); versions 1
     # to 4 hold none of these: native, oneDNN unpinned.
     profile: str = "native"
@@ -181,6 +213,10 @@ class Header:
     version: int = VERSION
     method: str = LEARNED
 
+    @property
+    def coding(self) -> str:
+        return NETWORK if self.statistics is None else HYBRID
+
     def machine(self) -> Machine:
         """The machine the archive was made on, as fade.profile compares it."""
         return Machine(**{name: getattr(self, name) for name in MACHINE_FIELDS})
@@ -192,6 +228,9 @@ class Header:
                     if f.name not in ("model", "version", "method"))
         flat["original_sha256"] = self.original_sha256.hex()
         flat["group_payload_sizes"] = ", ".join(map(str, self.group_payload_sizes)) or "none"
+        del flat["statistics"]
+        flat["coding"] = self.coding
+        flat.update(dataclasses.asdict(self.statistics or _NO_STATISTICS))
         for name in MACHINE_FIELDS:  # recorded as empty: no GPU, no MKL, before v5
             flat[name] = flat[name] or "none"
         flat.update(dataclasses.asdict(self.model))
@@ -212,6 +251,25 @@ class CompactHeader:
         return {"version": self.version, "method": self.method,
                 "original_size": self.original_size,
                 "original_crc32": f"{self.original_crc32:08x}"}
+
+
+@dataclass(frozen=True)
+class StatisticsHeader:
+    """Header of a "statistics" archive: the original's size and CRC, and the
+    statistics settings the decoder repeats."""
+
+    original_size: int
+    original_crc32: int
+    statistics: StatisticsConfig
+    version: int = VERSION
+    method: str = STATISTICS
+
+    def fields(self) -> dict[str, object]:
+        """Flat name -> value view, as `fade info` prints it."""
+        return {"version": self.version, "method": self.method,
+                "original_size": self.original_size,
+                "original_crc32": f"{self.original_crc32:08x}",
+                **dataclasses.asdict(self.statistics)}
 
 
 @dataclass(frozen=True)
@@ -250,6 +308,9 @@ class FloatHeader:
                 "bytes_by_type": ", ".join(f"{k} {v}" for k, v in kinds.items())}
 
 
+AnyHeader = Header | CompactHeader | FloatHeader | StatisticsHeader
+
+
 def sha256(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
@@ -283,6 +344,8 @@ def pack(header: Header, payload: bytes) -> bytes:
         device_kind=_code(DEVICE_KINDS, header.device_kind, "device kind"),
         threads=header.threads, groups=header.groups,
         schedule=_code(SCHEDULES, header.schedule, "schedule"),
+        coding=_code(CODINGS, header.coding, "coding"),
+        **dataclasses.asdict(header.statistics or _NO_STATISTICS),
         **dataclasses.asdict(header.model),
     )
     head = _FIXED.pack(*(values[name] for name, _ in FIXED_FIELDS)) + strings + group_table
@@ -315,6 +378,40 @@ def pack_floats(mode: str, source: str, segments: tuple[Segment, ...], original:
                               _code(EXPONENT_CODECS, segment.codec, "codec"),
                               segment.length, segment.stream_size)
     return head + _U32.pack(zlib.crc32(head)) + payload
+
+
+def pack_statistics(config: StatisticsConfig, original: bytes, stream: bytes) -> bytes:
+    """A "statistics" archive: `stream` codes `original` with `config`."""
+    head = _COMPACT.pack(MAGIC, VERSION, _code(METHODS, STATISTICS, "method"), len(original),
+                         zlib.crc32(original))
+    head += _STATISTICS_TABLE.pack(config.table_bits, config.match_bits, config.mixer_rate,
+                                   int(config.keyed), zlib.crc32(stream))
+    return head + _U32.pack(zlib.crc32(head)) + stream
+
+
+def _unpack_statistics(blob: bytes, version: int, size: int,
+                       crc: int) -> tuple[StatisticsHeader, bytes]:
+    end = _COMPACT.size + _STATISTICS_TABLE.size
+    if len(blob) < end + _U32.size:
+        raise CorruptArchiveError("archive is truncated (incomplete header)")
+    if zlib.crc32(blob[:end]) != _U32.unpack_from(blob, end)[0]:
+        raise CorruptArchiveError("header checksum mismatch (the archive is damaged)")
+    table_bits, match_bits, rate, keyed, payload_crc = _STATISTICS_TABLE.unpack_from(
+        blob, _COMPACT.size)
+    payload = blob[end + _U32.size:]
+    if zlib.crc32(payload) != payload_crc:
+        raise CorruptArchiveError("payload checksum mismatch (the archive is damaged)")
+    try:
+        config = StatisticsConfig(table_bits, match_bits, rate, keyed).validate("header field")
+    except FadeError as error:
+        raise FormatError(str(error)) from None
+    if keyed:
+        raise _out_of_domain("keyed", keyed, "0 in a statistics archive: one stream")
+    most = (8 * len(payload) + 64) * STATISTICS_BYTES_PER_BIT
+    if size > most:
+        raise _out_of_domain("original_size", size,
+                             f"at most {most} for a payload of {len(payload)} bytes")
+    return StatisticsHeader(size, crc, config, version), payload
 
 
 def _unpack_floats(blob: bytes, version: int, size: int, crc: int) -> tuple[FloatHeader, bytes]:
@@ -352,7 +449,7 @@ def _enum(table: dict[int, str], code: int, field: str) -> str:
     return table[code]
 
 
-def unpack(blob: bytes) -> tuple[Header | CompactHeader | FloatHeader, bytes]:
+def unpack(blob: bytes) -> tuple[AnyHeader, bytes]:
     """Parse and check an archive; raise FormatError or CorruptArchiveError.
 
     Returns the header and the payload (the coder's words for "fade", the
@@ -375,6 +472,8 @@ def unpack(blob: bytes) -> tuple[Header | CompactHeader | FloatHeader, bytes]:
         _, _, _, size, crc = _COMPACT.unpack_from(blob)
         if method == FLOATS:
             return _unpack_floats(blob, version, size, crc)
+        if method == STATISTICS:
+            return _unpack_statistics(blob, version, size, crc)
         return CompactHeader(method, size, crc, version), blob[_COMPACT.size:]
     return _unpack_learned(blob, version)
 
@@ -386,9 +485,18 @@ def unpack(blob: bytes) -> tuple[Header | CompactHeader | FloatHeader, bytes]:
 BYTES_PER_PAYLOAD_BIT = 45_604
 
 
-def max_original_size(payload_size: int, groups: int) -> int:
+# The bit coder gives a bit at least 1 / 65536 of its range, so a bit costs at
+# least -log2(65535 / 65536) bits and a byte 8 times that: a payload bit holds
+# at most 5,678 bytes (plus 32 bits of final state).
+STATISTICS_BYTES_PER_BIT = 5_678
+
+
+def max_original_size(payload_size: int, groups: int, coding: str = "network") -> int:
     """The most bytes a learned payload of `payload_size` bytes in `groups`
-    range-coded streams can hold (docs/format.md, "Field domains")."""
+    range-coded (network) or bit-coded (hybrid) streams can hold
+    (docs/format.md, "Field domains")."""
+    if coding == HYBRID:
+        return (8 * payload_size + 64 * groups) * STATISTICS_BYTES_PER_BIT
     return (8 * payload_size + 64 * groups) * BYTES_PER_PAYLOAD_BIT
 
 
@@ -396,13 +504,17 @@ def _out_of_domain(field: str, value: int, domain: str) -> FormatError:
     return FormatError(f"header field {field} = {value} is outside its domain ({domain})")
 
 
-def _check_domains(values: dict, groups: int, sizes: tuple[int, ...]) -> None:
+def _check_domains(values: dict, groups: int, sizes: tuple[int, ...], coding: str) -> None:
     """The integer fields of a learned header against their domains and each
     other (docs/format.md, "Field domains"); the model's fields are checked
     by ModelConfig.validate."""
     size, batch, payload_size = values["original_size"], values["batch_size"], \
         values["payload_size"]
-    most = max_original_size(payload_size, groups)
+    if coding == NETWORK:
+        for name in ("table_bits", "match_bits", "mixer_rate", "keyed"):
+            if values.get(name, 0):
+                raise _out_of_domain(name, values[name], "0 when the network codes alone")
+    most = max_original_size(payload_size, groups, coding)
     if size > most:
         raise _out_of_domain("original_size", size,
                              f"at most {most} for a payload of {payload_size} bytes")
@@ -420,7 +532,10 @@ def _check_domains(values: dict, groups: int, sizes: tuple[int, ...]) -> None:
     if sum(sizes) != payload_size:
         raise CorruptArchiveError("group payload sizes do not add up to the payload size")
     for group, group_size in enumerate(sizes):
-        if group_size % 4 or (size and not group_size):
+        if coding == HYBRID and size and group_size < 4:
+            raise _out_of_domain(f"group_payload_size[{group}]", group_size,
+                                 "at least 4: the bit coder's final state")
+        if coding == NETWORK and (group_size % 4 or (size and not group_size)):
             raise _out_of_domain(f"group_payload_size[{group}]", group_size,
                                  "a positive multiple of 4: 32-bit words")
 
@@ -432,14 +547,15 @@ def method_of(blob: bytes) -> str:
     if version == 1:
         return LEARNED
     method = _enum(METHODS, blob[_PREFIX.size], "method")
-    if method == FLOATS and version < 3:
-        raise FormatError(f"method {FLOATS!r} does not exist in format v{version}")
+    if version < METHOD_SINCE.get(method, 1):
+        raise FormatError(f"method {method!r} does not exist in format v{version}")
     return method
 
 
 def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
     layout, fields = {1: (_FIXED_V1, FIXED_FIELDS_V1), 2: (_FIXED_V3, FIXED_FIELDS_V3),
-                      3: (_FIXED_V3, FIXED_FIELDS_V3)}.get(version, (_FIXED, FIXED_FIELDS))
+                      3: (_FIXED_V3, FIXED_FIELDS_V3), 4: (_FIXED_V5, FIXED_FIELDS_V5),
+                      5: (_FIXED_V5, FIXED_FIELDS_V5)}.get(version, (_FIXED, FIXED_FIELDS))
     if len(blob) < layout.size + _U32.size:
         raise CorruptArchiveError("archive is truncated (incomplete header)")
     values = dict(zip((name for name, _ in fields), layout.unpack_from(blob)))
@@ -495,7 +611,9 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
     if zlib.crc32(payload) != values["payload_crc32"]:
         raise CorruptArchiveError("payload checksum mismatch (the archive is damaged)")
 
-    _check_domains(values, groups, sizes)
+    coding = _enum(CODINGS, values.get("coding", 0), "coding")
+    statistics = _statistics_of(values) if coding == HYBRID else None
+    _check_domains(values, groups, sizes, coding)
     try:
         model = ModelConfig(**{name: values[name] for name in _MODEL_FIELDS}).validate(
             "header field")
@@ -509,6 +627,15 @@ def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
         dtype=_enum(DTYPES, values["dtype"], "dtype"),
         optimizer=_enum(OPTIMIZERS, values["optimizer"], "optimizer"),
         determinism=values["determinism"], groups=groups, schedule=schedule,
-        group_payload_sizes=sizes, version=version, **strings,
+        group_payload_sizes=sizes, statistics=statistics, version=version, **strings,
     )
     return header, payload
+
+
+def _statistics_of(values: dict) -> StatisticsConfig:
+    """A hybrid header's statistics, checked against their domains."""
+    try:
+        return StatisticsConfig(values["table_bits"], values["match_bits"], values["mixer_rate"],
+                                bool(values["keyed"])).validate("header field")
+    except FadeError as error:
+        raise FormatError(str(error)) from None

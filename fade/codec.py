@@ -45,12 +45,15 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from fade import __version__  # noqa: E402
-from fade import floats, floor  # noqa: E402
+from fade import floats, floor, statistics  # noqa: E402
 from fade import profile as profiles  # noqa: E402
-from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, CompactHeader,  # noqa: E402
-                          FloatHeader, Header, pack, pack_floats, sha256, unpack)
-from fade.config import (DEFAULT_PRESET, MAX_THREADS, ModelConfig, batch_size_for,  # noqa: E402
-                         check_memory, check_threads,
+from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, STATISTICS,  # noqa: E402
+                          AnyHeader, CompactHeader, FloatHeader, Header, StatisticsHeader, pack,
+                          pack_floats, pack_statistics, sha256, unpack)
+from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,  # noqa: E402
+                         MAX_THREADS,
+                         ModelConfig, StatisticsConfig, batch_size_for, check_memory,
+                         check_threads, format_bytes, level as named_level,
                          coder_threads_for, default_threads, group_rows, groups_for, preset,
                          split_sizes)
 from fade.errors import (ChecksumMismatchError, CorruptArchiveError, FadeError,  # noqa: E402
@@ -86,9 +89,12 @@ class Layout:
         return -(-self.length // self.batch_size)  # ceil
 
     @property
+    def lengths(self) -> np.ndarray:
+        return np.array(split_sizes(self.length, self.batch_size), dtype=np.int64)
+
+    @property
     def starts(self) -> np.ndarray:
-        sizes = np.array(split_sizes(self.length, self.batch_size), dtype=np.int64)
-        return np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        return np.concatenate(([0], np.cumsum(self.lengths)[:-1]))
 
     @functools.cached_property
     def group_rows(self) -> list[tuple[int, int]]:
@@ -380,9 +386,13 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
              seed: int = 0, method: str = "auto", dtype: str = "auto", float_mode: str = "off",
              float_codec: str = "auto", groups: int | None = None,
              coder_threads: int | None = None, memory_limit: int | None = None,
-             native: bool = False, progress: Progress | None = None,
-             profile: StepProfile | None = None) -> bytes:
+             native: bool = False, level: str | None = None,
+             progress: Progress | None = None, profile: StepProfile | None = None) -> bytes:
     """Compress `data` into a self-describing archive (see docs/format.md).
+
+    `level` (config.LEVELS) picks what predicts: "fast" is the context-mixing
+    statistics alone, in file order (fade.statistics). Without a level, the
+    network alone predicts.
 
     `model` or `preset_name` picks the predictor (default: the default
     preset); `batch_size` defaults to `config.default_batch_size` for the
@@ -425,8 +435,19 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if float_mode not in floats.MODES:
         raise FadeError(f"unknown float mode {float_mode!r} (choose from "
                         f"{', '.join(floats.MODES)})")
+    if method == STATISTICS and level is None:
+        level = "fast"
+    if level is None and model is None and not preset_name:
+        level = DEFAULT_LEVEL
+    chosen = named_level(level) if level is not None else None
+    if chosen is not None and chosen.preset is None:
+        if model is not None or preset_name:
+            raise FadeError(f"level {level} runs no network: it takes no preset")
+        return _compress_with_statistics(data, chosen.statistics.sized(len(data)), method,
+                                         memory_limit, progress)
+    mixing = chosen.statistics if chosen is not None else None
     if model is None:
-        preset_name = preset_name or DEFAULT_PRESET
+        preset_name = preset_name or (chosen.preset if chosen else None) or DEFAULT_PRESET
         model = preset(preset_name)
     model.validate()
     torch_device = resolve_device(device)
@@ -436,7 +457,9 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if not 1 <= threads <= MAX_THREADS:
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
     group_count = groups_for(batch, groups, torch_device.type)
-    check_memory(model, batch, memory_limit)
+    if mixing is not None:
+        mixing = mixing.sized(-(-len(data) // group_count))
+    check_memory(model, batch, memory_limit, mixing, len(data), group_count)
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
     if method == FLOATS and float_mode == "off":
         raise FadeError("method floats needs float mode fast or strong (--floats)")
@@ -460,11 +483,47 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
     archive = _compress_learned(data, model, preset_name or "", batch, group_count,
-                                coder_threads, torch_device, threads, seed, numerics, progress,
-                                profile)
+                                coder_threads, torch_device, threads, seed, numerics, mixing,
+                                progress, profile)
+    if method == "auto" and mixing is not None:
+        # The statistics alone in file order cost ~1% of the hybrid's time and
+        # win where the network has too little data to learn from (small inputs).
+        statistics_alone = named_level("fast").statistics.sized(len(data))
+        check_statistics_memory(statistics_alone, len(data), memory_limit)
+        stream = statistics.encode_file(data, statistics_alone)
+        if stream is not None:
+            archive = min(archive, pack_statistics(statistics_alone, data, stream), key=len)
     if method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD:
         return min(archive, floor.compress(data), key=len)
     return archive
+
+
+def _compress_with_statistics(data: bytes, config: StatisticsConfig, method: str,
+                              memory_limit: int | None, progress: Progress | None) -> bytes:
+    """Level fast: a "statistics" archive, or with method "auto" the size
+    floor where it is smaller or the statistics cannot win."""
+    if method not in ("auto", STATISTICS):
+        return floor.compress(data, method)
+    if method == "auto" and not floor.model_worthwhile(data):
+        return floor.compress(data)
+    check_statistics_memory(config, len(data), memory_limit)
+    report = None if progress is None else (lambda done: progress(done, len(data), 0.0))
+    stream = statistics.encode_file(data, config, report)
+    archive = None if stream is None else pack_statistics(config, data, stream)
+    if archive is None or (method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD):
+        return min(filter(None, (archive, floor.compress(data))), key=len)
+    return archive
+
+
+def check_statistics_memory(config: StatisticsConfig, length: int,
+                            limit: int | None = None) -> None:
+    """Raise FadeError if the statistics' tables for `length` bytes need more
+    than `limit` (default DEFAULT_MEMORY_LIMIT); nothing is allocated."""
+    limit = DEFAULT_MEMORY_LIMIT if limit is None else limit
+    need = config.memory_bytes(length)
+    if need > limit:
+        raise FadeError(f"the statistics need about {format_bytes(need)} of memory, above "
+                        f"the limit of {format_bytes(limit)} (raise it with --memory-limit)")
 
 
 def _compress_floats(data: bytes, source: str, segments: list, mode: str, codec: str,
@@ -482,7 +541,8 @@ def _compress_floats(data: bytes, source: str, segments: list, mode: str, codec:
 
 def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: int,
                       groups: int, coder_threads: int | None, torch_device: torch.device,
-                      threads: int, seed: int, numerics: str, progress: Progress | None,
+                      threads: int, seed: int, numerics: str,
+                      mixing: StatisticsConfig | None, progress: Progress | None,
                       profile: StepProfile | None) -> bytes:
     length = len(data)
     payloads: list[bytes] = []
@@ -503,7 +563,8 @@ def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: 
                 rows = starts[start:start + count] + step
                 return torch.from_numpy(symbols[rows].astype(np.int64))
 
-        coding = Coding("encode", starts, layout.group_rows, data=symbols)
+        coding = Coding("encode", starts, layout.group_rows, data=symbols, statistics=mixing,
+                        lengths=layout.lengths)
         workers = coder_threads_for(groups, coder_threads, torch_device.type, os.cpu_count())
         with deterministic(threads), CoderPool(coding, workers, torch_device) as pool:
             _run(layout, model, seed, torch_device, pool, targets_of, progress, profile,
@@ -514,11 +575,11 @@ def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: 
         original_size=length, original_sha256=sha256(data), batch_size=batch, seed=seed,
         model=model, threads=threads, fade_version=__version__, preset=preset_name,
         groups=len(payloads), group_payload_sizes=tuple(len(payload) for payload in payloads),
-        **dataclasses.asdict(machine))
+        statistics=mixing, **dataclasses.asdict(machine))
     return pack(header, b"".join(payloads))
 
 
-def read_header(archive: bytes) -> Header | CompactHeader | FloatHeader:
+def read_header(archive: bytes) -> AnyHeader:
     """Parse and check an archive's header (and a learned one's payload checksum)."""
     return unpack(archive)[0]
 
@@ -529,7 +590,7 @@ def model_header(archive: bytes) -> Header | None:
     return _model_header(*unpack(archive))
 
 
-def _model_header(header: Header | CompactHeader | FloatHeader, payload: bytes) -> Header | None:
+def _model_header(header: AnyHeader, payload: bytes) -> Header | None:
     if isinstance(header, FloatHeader) and header.mode == "strong":
         header = _unpack_nested(payload)[0]
     return header if isinstance(header, Header) else None
@@ -547,12 +608,15 @@ def check_archive(archive: bytes, memory_limit: int | None = None,
     return _checked_model_header(*unpack(archive), memory_limit, max_threads, device)
 
 
-def _checked_model_header(header: Header | CompactHeader | FloatHeader, payload: bytes,
+def _checked_model_header(header: AnyHeader, payload: bytes,
                           memory_limit: int | None, max_threads: int | None,
                           device: str) -> Header | None:
+    if isinstance(header, StatisticsHeader):
+        check_statistics_memory(header.statistics, header.original_size, memory_limit)
     learned = _model_header(header, payload)
     if learned is not None and learned.original_size:
-        check_memory(learned.model, learned.batch_size, memory_limit)
+        check_memory(learned.model, learned.batch_size, memory_limit, learned.statistics,
+                     learned.original_size, learned.groups)
         check_threads(learned.threads, max_threads, os.cpu_count())
         check_replay(learned, decode_device(learned, device))
     return learned
@@ -567,7 +631,7 @@ def _unpack_nested(payload: bytes) -> tuple[Header | CompactHeader, bytes]:
     return header, nested_payload
 
 
-def decode_device(header: Header | CompactHeader | FloatHeader,
+def decode_device(header: AnyHeader,
                   device: str = "auto") -> torch.device:
     """The device to decode on: by default the archive's kind, where present;
     the CPU for an archive that runs no model."""
@@ -594,12 +658,14 @@ def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | Non
     return _decode(header, payload, device, progress, coder_threads, profile)
 
 
-def _decode(header: Header | CompactHeader | FloatHeader, payload: bytes, device: str,
+def _decode(header: AnyHeader, payload: bytes, device: str,
             progress: Progress | None, coder_threads: int | None = None,
             profile: StepProfile | None = None) -> bytes:
     """Decode an unpacked archive: its header and payload."""
     if isinstance(header, CompactHeader):
         return floor.decompress(header, payload)
+    if isinstance(header, StatisticsHeader):
+        return _decompress_statistics(header, payload, progress)
     if isinstance(header, FloatHeader):
         return _decompress_floats(header, payload, device, progress, coder_threads, profile)
     return _decompress_learned(header, payload, device, progress, coder_threads, profile)
@@ -614,7 +680,8 @@ def _decompress_learned(header: Header, payload: bytes, device: str, progress: P
         starts = layout.starts
         bounds = np.cumsum((0,) + header.group_payload_sizes)
         payloads = [payload[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-        coding = Coding("decode", starts, layout.group_rows, payloads=payloads)
+        coding = Coding("decode", starts, layout.group_rows, payloads=payloads,
+                        statistics=header.statistics, lengths=layout.lengths)
         workers = coder_threads_for(header.groups, coder_threads, torch_device.type,
                                     os.cpu_count())
         with deterministic(header.threads), CoderPool(coding, workers, torch_device) as pool:
@@ -648,6 +715,18 @@ def _decompress_learned(header: Header, payload: bytes, device: str, progress: P
             ("the archive is damaged in a way its CRC-32s missed, or a bug in fade: a portable "
              "archive replays on any machine that passed the profile check (please report it)")
         raise ChecksumMismatchError(f"decoded data fails the SHA-256 check; likely cause: {cause}")
+    return data
+
+
+def _decompress_statistics(header: StatisticsHeader, payload: bytes,
+                           progress: Progress | None) -> bytes:
+    size = header.original_size
+    report = None if progress is None else (lambda done: progress(done, size, 0.0))
+    data = statistics.decode_file(payload, size, header.statistics, report)
+    if zlib.crc32(data) != header.original_crc32:
+        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged, "
+                                    "or a bug in fade: the statistics decode alike on any "
+                                    "machine)")
     return data
 
 

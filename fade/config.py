@@ -137,14 +137,20 @@ MAX_THREADS = 1024  # the header has 16 bits for it; more would only oversubscri
 DEFAULT_MEMORY_LIMIT = 8 << 30
 
 
-def check_memory(model: ModelConfig, batch: int, limit: int | None = None) -> None:
-    """Raise FadeError if coding `batch` sub-streams with `model` needs more
-    than `limit` bytes (default DEFAULT_MEMORY_LIMIT); nothing is allocated."""
+def check_memory(model: ModelConfig, batch: int, limit: int | None = None,
+                 statistics: "StatisticsConfig | None" = None, length: int = 0,
+                 groups: int = 1) -> None:
+    """Raise FadeError if coding `batch` sub-streams with `model` (and, for
+    the hybrid, `groups` statistics for `length` bytes) needs more than
+    `limit` bytes (default DEFAULT_MEMORY_LIMIT); nothing is allocated."""
     limit = DEFAULT_MEMORY_LIMIT if limit is None else limit
     need = model.memory_bytes(batch)
+    if statistics is not None:
+        need += groups * statistics.memory_bytes(-(-length // max(groups, 1)), batch)
     if need > limit:
         raise FadeError(f"the model needs about {format_bytes(need)} of memory "
-                        f"({model.parameter_count(batch):,} parameters, batch {batch}), above the "
+                        f"({model.parameter_count(batch):,} parameters, batch {batch}"
+                        f"{', with the statistics' if statistics else ''}), above the "
                         f"limit of {format_bytes(limit)} (raise it with --memory-limit)")
 
 
@@ -153,6 +159,88 @@ def format_bytes(size: int) -> str:
         if size >= 1 << shift:
             return f"{size / (1 << shift):.1f} {unit}"
     return f"{size} bytes"
+
+
+@dataclass(frozen=True)
+class StatisticsConfig:
+    """What a decoder must repeat: recorded in the archive.
+
+    `table_bits`: log2 of the hash table's slots (64 bytes each);
+    `match_bits`: log2 of the match model's table (8 bytes an entry);
+    `mixer_rate`: the mixers' learning rate (x / 65536 of input x error);
+    `keyed`: contexts keyed by sub-stream (lockstep layouts)."""
+
+    table_bits: int = 22
+    match_bits: int = 22
+    mixer_rate: int = 24
+    keyed: bool = False
+
+    def memory_bytes(self, length: int = 0, streams: int = 1) -> int:
+        """The tables, and per byte coded (a copy and a flag) and per stream."""
+        return (table_bytes(self.table_bits) + 8 * (1 << self.match_bits)
+                + 8 * 65537 * APM_KNOTS + 2 * length + 8 * 32 * streams + (1 << 20))
+
+    def sized(self, length: int) -> "StatisticsConfig":
+        """These settings with tables no larger than `length` bytes call for
+        (2 to 4 slots and a match entry per byte, at least 2^16 and 2^12):
+        small inputs start faster and lose almost nothing (alice29.txt in
+        lockstep, B = 74: 1.5% larger with one slot per byte)."""
+        bits = max(length, 1).bit_length()
+        return dataclasses.replace(self, table_bits=min(self.table_bits, max(16, bits + 2)),
+                                   match_bits=min(self.match_bits, max(12, bits)))
+
+    def validate(self, what: str = "statistics") -> "StatisticsConfig":
+        """Raise FadeError naming the field and its value if one is out of
+        STATISTICS_LIMITS."""
+        for name, (low, high) in STATISTICS_LIMITS.items():
+            value = int(getattr(self, name))
+            if not low <= value <= high:
+                raise FadeError(f"{what} {name} = {value} is outside its domain [{low}, {high}]")
+        return self
+
+
+# Domains of StatisticsConfig's fields (docs/format.md): tables from 64 KiB
+# to 4 GiB; the mixer's rate as a 16-bit fraction.
+STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
+                     "keyed": (0, 1)}
+APM_KNOTS = 33  # an adaptive probability map's knots per context
+SLOT_BYTES = 64  # a hash table slot: one nibble of one context, one cache line
+
+
+def table_bytes(bits: int) -> int:
+    """Bytes of a statistics hash table of 2^bits slots."""
+    return SLOT_BYTES << bits
+
+
+@dataclass(frozen=True)
+class Level:
+    """A named way to code (`--level`): the statistics, the network, or both."""
+
+    statistics: StatisticsConfig | None  # None: the network alone
+    preset: str | None  # the network's preset; None: the statistics alone, in file order
+
+
+# Levels, fastest first. A preset given without a level means the network
+# alone with that preset (the archives of fade 0.5 and before).
+LEVELS: dict[str, Level] = {
+    # Statistics alone in file order: ~300 KB/s on one core, 256 MiB of tables.
+    "fast": Level(StatisticsConfig(table_bits=22, match_bits=22), None),
+    # The hybrid: the default network and the statistics, mixed bit by bit.
+    "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True), "balanced"),
+}
+DEFAULT_LEVEL = "default"
+
+
+def level(name: str) -> Level:
+    """The level called `name`; an unknown name lists the valid ones."""
+    return _named(LEVELS, name, "level")
+
+
+def _named(table: dict, name: str, kind: str):
+    try:
+        return table[name]
+    except KeyError:
+        raise FadeError(f"unknown {kind} {name!r} (choose from {', '.join(table)})") from None
 
 
 # Named presets, fastest first: one table, one line each on what it is for.
@@ -184,10 +272,7 @@ DEFAULT_PRESET = "balanced"
 
 def preset(name: str) -> ModelConfig:
     """The preset called `name`; an unknown name lists the valid ones."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise FadeError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})") from None
+    return _named(PRESETS, name, "preset")
 
 
 # Default batch-size rule. A sub-stream must be long enough for the online

@@ -42,8 +42,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from fade.config import StatisticsConfig
 from fade.entropy import PROB_DTYPE, Decoder, Encoder
 from fade.errors import CorruptArchiveError
+from fade.statistics import Statistics
 
 SLOTS = 2  # ping-pong: the model fills one slot while the coders read the other
 VOCAB = 256
@@ -98,6 +100,19 @@ class Coding:
     group_rows: list[tuple[int, int]]  # [start, stop) rows of each group
     data: np.ndarray | None = None  # encode: the input as uint8
     payloads: list[bytes] | None = None  # decode: one per group
+    # The hybrid: each group's statistics mix the network's probabilities into
+    # a bit coder; `lengths` (B,) are the sub-streams' lengths. None: the
+    # network's probabilities drive a range coder.
+    statistics: StatisticsConfig | None = None
+    lengths: np.ndarray | None = None
+
+    def coder(self, group: int) -> Encoder | Decoder | Statistics:
+        """Group `group`'s coder: it codes the group's bytes in step order."""
+        if self.statistics is not None:
+            start, stop = self.group_rows[group]
+            payload = None if self.mode == "encode" else self.payloads[group]
+            return Statistics(self.statistics, self.lengths[start:stop], payload)
+        return Encoder() if self.mode == "encode" else Decoder(self.payloads[group])
 
 
 @dataclass
@@ -112,10 +127,7 @@ class StepCounters:
 def _serve(conn, coding: Coding, slots: SharedSlots, groups: list[int]) -> None:
     """A worker's loop: code each (step, group) handed to it, in order."""
     try:
-        if coding.mode == "encode":
-            coders = {g: Encoder() for g in groups}
-        else:
-            coders = {g: Decoder(coding.payloads[g]) for g in groups}
+        coders = {g: coding.coder(g) for g in groups}
         while True:
             message = conn.recv()
             if message[0] == _CODE:
@@ -123,15 +135,20 @@ def _serve(conn, coding: Coding, slots: SharedSlots, groups: list[int]) -> None:
                 start = coding.group_rows[group][0]
                 probs = slots.probs[step % SLOTS, start:start + count]
                 began = time.perf_counter()
+                coder = coders[group]
+                before = coder.bits if coding.statistics is not None else 0
                 if coding.mode == "encode":
                     symbols = coding.data[coding.starts[start:start + count] + step]
-                    coders[group].encode(symbols, probs)
+                    coder.encode(symbols, probs)
                 else:
-                    symbols = coders[group].decode(probs)
+                    symbols = coder.decode(probs)
                     slots.symbols[step % SLOTS, start:start + count] = symbols
                 seconds = time.perf_counter() - began
-                with np.errstate(divide="ignore"):
-                    bits = -float(np.log2(probs[np.arange(count), symbols]).sum())
+                if coding.statistics is not None:  # what the bit coder put out
+                    bits = float(coder.bits - before)
+                else:  # the network's ideal code length
+                    with np.errstate(divide="ignore"):
+                        bits = -float(np.log2(probs[np.arange(count), symbols]).sum())
                 conn.send((_DONE, step, group, count, bits, seconds))
             elif message[0] == _FINISH:
                 conn.send((_PAYLOADS, {g: coder.finish() for g, coder in coders.items()}

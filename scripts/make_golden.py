@@ -1,9 +1,9 @@
 """Write the golden archives that pin the current format version.
 
-    python scripts/make_golden.py
+    python scripts/make_golden.py [KIND ...]
 
-Writes tests/golden/v<VERSION>-<kind>.fade for each kind below, each beside
-the input it encodes. Run once per format version and never regenerate an
+Writes tests/golden/v<VERSION>-<kind>.fade for each kind below (or those
+named), each beside the input it encodes. Run once per format version and never regenerate an
 older version's files: old archives must keep decoding. Learned archives in
 the portable profile (the default) decode on any x86-64 machine with AVX2
 and the same torch; the native one only on machines like the one that made
@@ -12,6 +12,7 @@ it, and elsewhere it must be refused by name (tests/conftest.py,
 """
 
 import io
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,10 @@ ARCHIVES = {
     # torch's own kernels: refused up front on machines unlike this one.
     "native": (TEXT, dict(SETTINGS, method="fade", groups=1, native=True)),
     "stored": (TEXT, dict(method="stored")),
+    # The statistics alone (level fast, format v6) and mixed with the network
+    # (the hybrid coding, two groups with their own statistics).
+    "statistics": (TEXT, dict(level="fast", method="statistics")),
+    "hybrid": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8, groups=2)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),
@@ -47,6 +52,8 @@ ARCHIVES = {
 def main() -> None:
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for name, (data, settings) in ARCHIVES.items():
+        if sys.argv[1:] and name not in sys.argv[1:]:
+            continue
         stem = GOLDEN / f"v{VERSION}-{name}"
         stem.with_suffix(".input").write_bytes(data)
         stem.with_suffix(".fade").write_bytes(fade.compress(data, **settings))

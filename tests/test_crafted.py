@@ -62,6 +62,17 @@ def float_fields(blob: bytes):
     return fields, offset  # offset: where the table CRC is
 
 
+def statistics_fields():
+    """The compact fields and the statistics table: (name, offset, code), and
+    where the table's CRC is."""
+    fields, offset = [], 0
+    for name, code in archive.COMPACT_FIELDS + archive.STATISTICS_FIELDS:
+        if name not in ("magic", "version", "method"):
+            fields.append((name, offset, code))
+        offset += struct.calcsize("<" + code)
+    return fields, offset
+
+
 def craft_learned(blob: bytes, offset: int, code: str, value) -> bytes:
     crafted = bytearray(blob)
     struct.pack_into("<" + code, crafted, offset, value)
@@ -91,6 +102,9 @@ def honest(originals):
                                   threads=1, method="fade"), originals["text"]),
         "floats-fast": (fade.compress(originals["map"], float_mode="fast", dtype="bf16",
                                       method="floats"), originals["map"]),
+        "hybrid": (fade.compress(originals["text"], preset_name="tiny", batch_size=8, groups=2,
+                                 threads=1, method="fade", level="default"), originals["text"]),
+        "statistics": (fade.compress(originals["text"], level="fast"), originals["text"]),
         "deflate": (fade.compress(originals["text"], method="deflate"), originals["text"]),
         "stored": (fade.compress(originals["text"], method="stored"), originals["text"]),
     }
@@ -143,6 +157,28 @@ def test_every_learned_header_field_at_its_boundaries(tmp_path, capsys, honest):
              for name, offset, code in fields for value in boundary_values(code)]
     assert len(cases) > 200
     check_all(tmp_path, capsys, cases, original, seconds)
+
+
+def test_every_hybrid_field_at_its_boundaries(tmp_path, capsys, honest):
+    """A hybrid archive: what differs from the network's (the statistics, the
+    sizes the bit coder bounds, the group payloads), at every boundary."""
+    (blob, original), seconds = honest[0]["hybrid"], honest[1]["hybrid"]
+    assert fade.read_header(blob).coding == "hybrid"
+    wanted = {"original_size", "payload_size", "batch_size", "groups", "coding", "table_bits",
+              "match_bits", "mixer_rate", "keyed"}
+    fields = [field for field in learned_fields(blob)
+              if field[0] in wanted or field[0].startswith("group_payload_size")]
+    cases = [(f"{name}={value}", craft_learned(blob, offset, code, value))
+             for name, offset, code in fields for value in boundary_values(code)]
+    check_all(tmp_path, capsys, cases, original, seconds)
+
+
+def test_every_statistics_field_at_its_boundaries(tmp_path, capsys, honest):
+    (blob, original), seconds = honest[0]["statistics"], honest[1]["statistics"]
+    fields, crc_at = statistics_fields()
+    cases = [(f"{name}={value}", craft_float(blob, crc_at, offset, code, value))
+             for name, offset, code in fields for value in boundary_values(code)]
+    check_all(tmp_path, capsys, cases, original, max(seconds, 0.05))
 
 
 def test_every_float_archive_field_at_its_boundaries(tmp_path, capsys, honest):

@@ -2,12 +2,13 @@
 
 import re
 import struct
+import zlib
 from pathlib import Path
 
 import pytest
 import fade
 from fade import archive, profile
-from fade.config import PRESETS
+from fade.config import LEVELS, PRESETS
 
 from conftest import REPO, decodes_here
 
@@ -40,6 +41,9 @@ def test_document_tables_match_the_code():
              for offset, size, code, name in laid_out(archive.FLOAT_FIELDS)]
     assert documented_fields("### Float table") == table
     assert documented_fields("### Segment row") == laid_out(archive.SEGMENT_FIELDS)
+    table = [(offset + archive.COMPACT_OVERHEAD, size, code, name)
+             for offset, size, code, name in laid_out(archive.STATISTICS_FIELDS)]
+    assert documented_fields("### Statistics table") == table
     assert f"Format version: **{archive.VERSION}**" in DOC
     assert f"fixed part ({struct.calcsize('<' + ''.join(c for _, c in archive.FIXED_FIELDS))} B)" \
         in DOC
@@ -56,7 +60,8 @@ def _raw(blob, fields):
 
 LEARNED_GOLDEN = [("v1-tiny", 1, 1), ("v2-tiny", 2, 1), ("v3-tiny", 3, 1), ("v4-tiny", 4, 1),
                   ("v4-groups", 4, 3), ("v5-tiny", 5, 1), ("v5-groups", 5, 3),
-                  ("v5-native", 5, 1)]
+                  ("v5-native", 5, 1), ("v6-tiny", 6, 1), ("v6-hybrid", 6, 2)]
+HYBRID_FIELDS = ("coding", "table_bits", "match_bits", "mixer_rate", "keyed")
 
 
 @pytest.mark.parametrize("name, version, groups", LEARNED_GOLDEN)
@@ -64,9 +69,10 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     original = (GOLDEN / f"{name}.input").read_bytes()
     fields = documented_fields("### Fixed part")
-    if version < 4:  # v2, v3: no groups and schedule; v1 also no method byte (changelog)
-        fields = laid_out([(field, code) for _, _, code, field in fields
-                           if field not in ("groups", "schedule")
+    if version < 6:  # v2, v3: no groups and schedule; v1 also no method byte; v1-v5 no
+        fields = laid_out([(field, code) for _, _, code, field in fields  # hybrid (changelog)
+                           if field not in HYBRID_FIELDS
+                           and (version > 3 or field not in ("groups", "schedule"))
                            and (version > 1 or field != "method")])
     raw = _raw(blob, fields)
     assert raw["magic"] == b"\x89FADE\r\n\x1a"
@@ -84,6 +90,11 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     header = fade.read_header(blob)
     assert header.preset == "tiny" and header.version == version
     assert header.model == tiny and header.groups == groups
+    if version >= 6:
+        hybrid = name.endswith("hybrid")
+        assert [raw[field] for field in HYBRID_FIELDS] == ([1, 16, 12, 24, 1] if hybrid else
+                                                            [0, 0, 0, 0, 0])
+        assert header.coding == ("hybrid" if hybrid else "network")
     if version >= 5:
         assert header.profile == ("native" if name.endswith("native") else "portable")
     if version >= 4:  # the group table: G u64 sizes between the strings and the header CRC
@@ -97,9 +108,10 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
 def _reencoded(name: str, native: bool) -> tuple[bytes, bytes]:
     original = (GOLDEN / f"{name}.input").read_bytes()
     header = fade.read_header((GOLDEN / f"{name}.fade").read_bytes())
+    level = "default" if header.version >= 6 and header.coding == "hybrid" else None
     again = fade.compress(original, preset_name="tiny", batch_size=header.batch_size, threads=1,
                           seed=0, device="cpu", method="fade", groups=header.groups,
-                          native=native)
+                          native=native, level=level)
     return original, again
 
 
@@ -111,7 +123,8 @@ def _native_like_here(header) -> bool:
     return header.device_name == name and header.cpu_capability == isa
 
 
-@pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups"])
+@pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
+                                  "v6-tiny", "v6-hybrid"])
 def test_golden_archive_reencodes_identically(name):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
@@ -122,16 +135,19 @@ def test_golden_archive_reencodes_identically(name):
     # payload depends on how this CPU rounds where the archive is native
     # (conftest.decodes_here): where it computes like the one that made the
     # golden file it must be equal; a portable payload is equal everywhere.
-    fixed = struct.Struct("<" + "".join(code for _, code in archive.FIXED_FIELDS))
+    # Versions 4 and 5 end before `coding`: compare the fields they have.
+    fields = archive.FIXED_FIELDS_V5 if header.version < 6 else archive.FIXED_FIELDS
+    fixed = struct.Struct("<" + "".join(code for _, code in fields))
     numeric = {"header_size", "payload_size", "payload_crc32"}
     same_cpu = portable or _native_like_here(header)
     if header.version < archive.VERSION:
         numeric |= {"version"}  # the same computation, written in today's format
-    pinned = [i for i, (name, _) in enumerate(archive.FIXED_FIELDS)
+    pinned = [i for i, (name, _) in enumerate(fields)
               if name != "header_size" and (same_cpu or name not in numeric)
               and not (name == "version" and header.version < archive.VERSION)]
     assert [fixed.unpack_from(again)[i] for i in pinned] == \
         [fixed.unpack_from(blob)[i] for i in pinned]
+    assert fade.read_header(again).coding == header.coding
     if same_cpu:
         assert archive.unpack(again)[1] == archive.unpack(blob)[1]
     assert fade.decompress(again) == original
@@ -155,7 +171,24 @@ def test_one_group_is_the_computation_of_earlier_versions():
         assert archive.unpack(again)[1] == v4[1]
 
 
-@pytest.mark.parametrize("version", [2, 3, 4, 5])
+def test_golden_statistics_archive_at_documented_offsets():
+    blob = (GOLDEN / "v6-statistics.fade").read_bytes()
+    original = (GOLDEN / "v6-statistics.input").read_bytes()
+    raw = _raw(blob, documented_fields("## Compact archive"))
+    assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, 6, 6)
+    assert raw["original_size"] == len(original)
+    table = _raw(blob, documented_fields("### Statistics table"))  # absolute offsets
+    fast = LEVELS["fast"].statistics.sized(len(original))
+    assert (table["table_bits"], table["match_bits"], table["mixer_rate"], table["keyed"]) == \
+        (fast.table_bits, fast.match_bits, fast.mixer_rate, 0)
+    assert table["payload_crc32"] == zlib.crc32(blob[36:])
+    assert struct.unpack_from("<I", blob, 32)[0] == zlib.crc32(blob[:32])
+    assert fade.decompress(blob) == original
+    # Integer arithmetic only: the same bytes on every machine.
+    assert fade.compress(original, level="fast") == blob
+
+
+@pytest.mark.parametrize("version", [2, 3, 4, 5, 6])
 def test_golden_compact_archive_at_documented_offsets(version):
     blob = (GOLDEN / f"v{version}-stored.fade").read_bytes()
     original = (GOLDEN / f"v{version}-stored.input").read_bytes()

@@ -1,0 +1,692 @@
+"""Context-mixing statistics and their binary arithmetic coder.
+
+The only module that knows numba. Each byte is coded as eight binary
+decisions, most significant bit first; before each one, a set of models
+predicts it from hashed contexts of the bytes before (orders 1-4 and 6, the
+current word, and a match model that follows the last occurrence of the
+latest 6 bytes), a logistic mixer weighs their predictions in the stretched
+(logit) domain, and two adaptive probability maps (APMs) refine the result;
+then every part learns from the bit. This is the scheme of Mahoney's lpaq1
+and paq8 family, written anew: integer arithmetic only, squash and stretch
+from integer tables, so any CPU computes the same bits (no numeric profile
+is needed here, unlike the network; FACTS.md).
+
+Two ways to drive it share one per-bit predictor and one update:
+
+- `encode_file` / `decode_file`: one stream in file order (level `fast`).
+- `Statistics`: several sub-streams in fade's lockstep, one byte of each per
+  step, with an optional 256-way distribution per byte from the network
+  that enters the mixer as one more input (the hybrid). Each sub-stream has
+  its own recent bytes, word and match state, and contexts keyed by its
+  index beside the shared ones: the shared recency state of a slot is
+  disturbed by the other streams between a stream's own visits (FACTS.md),
+  the keyed contexts keep it.
+
+Cost: 2-5 us per byte and stream on one core, whatever the stream count;
+tables take `table_bytes(bits)` (64 bytes a slot: one cache line).
+The first call in a process compiles the loops (seconds) or loads them from
+numba's cache beside this file.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numba as nb
+import numpy as np
+
+from fade.config import StatisticsConfig, table_bytes
+from fade.errors import CorruptArchiveError
+
+# Knots of the logistic function: 65536 / (1 + exp(-k / 2)) for k = -32..32,
+# rounded (computed once with math.exp and written out, so no libm is
+# involved at run time). Squash interpolates them linearly, 64 stretch units
+# apart: the stretch domain is -2047..2047 in units of 1/128 of a logit.
+_KNOTS = np.array([
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 5, 8, 13, 22, 36, 60, 98, 162, 267, 439,
+    720, 1179, 1921, 3108, 4971, 7812, 11955, 17625, 24743, 32768, 40793, 47911,
+    53581, 57724, 60565, 62428, 63615, 64357, 64816, 65097, 65269, 65374, 65438,
+    65476, 65500, 65514, 65523, 65528, 65531, 65533, 65534, 65535, 65535, 65536,
+    65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536], dtype=np.int64)
+
+
+def _squash_table() -> np.ndarray:
+    d = np.arange(-2047, 2048, dtype=np.int64) + 2048
+    k, w = d >> 6, d & 63
+    values = (_KNOTS[k] * (64 - w) + _KNOTS[k + 1] * w) >> 6
+    return np.clip(values, 1, 65535).astype(np.int32)  # index d + 2047
+
+
+SQUASH = _squash_table()
+# stretch(p) = the smallest d with squash(d) >= p: the inverse on 16-bit probabilities.
+STRETCH = (np.searchsorted(SQUASH, np.arange(65536), side="left") - 2047).clip(
+    -2047, 2047).astype(np.int32)
+# 65536 * 2 / (2n + 3): an adaptive probability's step after n updates, 1 / (n + 1.5).
+RECIPROCAL = (131072 // (2 * np.arange(1024, dtype=np.int64) + 3)).astype(np.int32)
+
+ORDERS = (1, 2, 3, 4, 6)  # hashed byte contexts; the word context is one more
+SHARED = len(ORDERS) + 1  # shared contexts: the orders and the word
+KEYED = 5  # stream-keyed contexts (orders 1-4 and the word), lockstep only
+MAX_CONTEXTS = SHARED + KEYED
+NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
+INPUTS = 2 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, then two per context
+FIXED_INPUTS = 5  # bias, order 1, match (two), network; then two per context
+NETWORK_INPUT = 4
+MATCH_MIN = 6  # bytes hashed to find a match
+MATCH_LIMIT = 65535  # a match length saturates here
+APM_KNOTS = 33  # config.APM_KNOTS
+COUNTER_LIMIT = 255  # adaptive probabilities slow down to 1/256.5
+STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5
+# Index of each per-stream field in `Statistics.streams` (int64 each).
+S_HISTORY, S_WORD, S_MATCH_PTR, S_MATCH_LEN, S_POSITION, S_BASE, S_LENGTH = range(7)
+S_SLOTS = 7  # the current slot of each context follows: MAX_CONTEXTS fields
+S_FOUND = S_SLOTS + MAX_CONTEXTS  # how many contexts were seen before, this byte
+S_FIELDS = S_FOUND + 1
+# Coder state: low, high, code (decoder), position in the buffer, damage flag,
+# and the check: a hash of the bytes coded since the last check, their count,
+# and the count at which the next check falls.
+C_LOW, C_HIGH, C_CODE, C_POS, C_DAMAGED, C_HASH, C_COUNT, C_NEXT = range(8)
+# A coder codes a check of the bytes it coded (in its coding order) after the
+# first 256, then after twice as many each time up to every 16 KiB: the low
+# CHECK_BITS bits of their hash at probability 1/2 each, about 0.04% of a
+# 2-bits-a-byte stream. A decoder that runs past the honest data (a false
+# original_size, a damaged stream) meets a wrong check within twice the
+# honest length, or 16 KiB, and stops instead of decoding on cheaply: past
+# the end of a stream, zeros decode as runs the model soon predicts nearly free.
+CHECK_FIRST, CHECK_LAST, CHECK_BITS = 256, 16384, 12
+
+
+class Tables:
+    """All adaptive state of one statistics model, as numpy arrays numba can take."""
+
+    def __init__(self, config: StatisticsConfig, streams: int, length: int):
+        config.validate()
+        slots = 1 << config.table_bits
+        # A node: (p16 << 16) | (bit history << 8) | count; node 0 of a slot: its check.
+        self.nodes = np.zeros(slots * NODES, dtype=np.uint32)
+        self.direct = np.full(256 * 256, 1 << 31, dtype=np.uint32)  # order 1, no hashing
+        self.state_maps = np.zeros(MAX_CONTEXTS * 256, dtype=np.uint32)
+        for context in range(MAX_CONTEXTS):  # a history h starts near its bits' mean
+            for h in range(256):
+                self.state_maps[context * 256 + h] = _history_prior(h)
+        self.match_table = np.zeros(1 << config.match_bits, dtype=np.int64)
+        self.match_map = np.full(2 * 64, (1 << 31), dtype=np.uint32)
+        sets = 256 * 4 + (MAX_CONTEXTS + 1) * 8
+        self.weights = np.full((sets, INPUTS), 16384, dtype=np.int64)
+        # Inputs that may say nothing at first (the keyed contexts, the network)
+        # start at weight 0: the mixer raises them as they prove useful.
+        self.weights[:, FIXED_INPUTS + 2 * SHARED:] = 0
+        self.weights[:, NETWORK_INPUT] = 0
+        self.weights = self.weights.reshape(-1)
+        knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
+        self.apm1 = np.tile(knots, 256)
+        self.apm2 = np.tile(knots, 65536)
+        self.streams = np.zeros((max(streams, 1), S_FIELDS), dtype=np.int64)
+        self.buffer = np.zeros(max(length, 1), dtype=np.uint8)  # every coded byte
+        self.known = np.zeros(max(length, 1), dtype=np.uint8)  # 1 once coded
+        self.inputs = np.zeros(INPUTS, dtype=np.int64)
+        self.scratch = np.zeros(8, dtype=np.int64)  # mixer dots and sets of the current bit
+        self.coder = np.zeros(8, dtype=np.int64)
+        self.coder[C_NEXT] = CHECK_FIRST
+        self.coder[C_HIGH] = 0xFFFFFFFF
+        self.parameters = np.array([config.table_bits, config.match_bits, config.mixer_rate,
+                                    int(config.keyed)], dtype=np.int64)
+
+    def arrays(self) -> tuple:
+        return (self.nodes, self.direct, self.state_maps, self.match_table,
+                self.match_map, self.weights, self.apm1, self.apm2, self.streams, self.buffer,
+                self.known, self.inputs, self.scratch, self.parameters)
+
+
+def _history_prior(h: int) -> int:
+    """A bit history's starting probability of a 1: (ones + 0.5) / (bits + 1)."""
+    if h < 2:
+        return 1 << 31
+    bits = h.bit_length() - 1
+    ones = bin(h & ((1 << bits) - 1)).count("1")
+    p16 = (2 * ones + 1) * 65536 // (2 * bits + 2)
+    return (min(max(p16, 64), 65472) << 16)
+
+
+_JIT = dict(nogil=True, cache=True, boundscheck=False)
+
+
+@nb.njit(**_JIT)
+def _squash(d):
+    if d > 2047:
+        d = 2047
+    if d < -2047:
+        d = -2047
+    return _SQUASH[d + 2047]
+
+
+_SQUASH = SQUASH
+_STRETCH = STRETCH
+_RECIPROCAL = RECIPROCAL
+
+
+@nb.njit(**_JIT)
+def _adapt(table, index, bit, limit):
+    """An adaptive probability, (p22 << 10) | n: step 1 / (n + 1.5), n capped at limit."""
+    value = np.int64(table[index])
+    n = value & 1023
+    p = value >> 10
+    target = bit << 22
+    p += ((target - p) * _RECIPROCAL[n]) >> 16
+    if n < limit:
+        n += 1
+    table[index] = np.uint32((p << 10) | n)
+
+
+@nb.njit(**_JIT)
+def _hash(a, b):
+    h = (a + 0x9E3779B97F4A7C15) * 0x2545F4914F6CDD1D + b * 0x632BE59BD9B4E019
+    return h ^ (h >> 29)
+
+
+@nb.njit(**_JIT)
+def _find_slot(nodes, bits, h):
+    """The slot of context hash h: one of three neighbours with its check, or the
+    least used of them, cleared."""
+    mask = (np.int64(1) << bits) - 1
+    base = (h >> 20) & mask
+    check = np.uint32(((h >> 32) & 0xFFFFFFFF) | 1)
+    victim = base
+    least = np.int64(1) << 40
+    for probe in range(3):
+        slot = base ^ probe
+        if nodes[slot * 16] == check:
+            return slot, 1
+        used = np.int64(nodes[slot * 16 + 1] & 255)
+        if used < least:
+            least = used
+            victim = slot
+    start = victim * 16
+    nodes[start] = check
+    for j in range(1, 16):
+        nodes[start + j] = np.uint32(1 << 31)
+    return victim, 0
+
+
+@nb.njit(**_JIT)
+def _start_byte(tables, s, bits):
+    """Find the contexts' slots for stream s's next byte (first nibble)."""
+    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
+     streams, buffer, known, inputs, scratch, parameters) = tables
+    history = streams[s, S_HISTORY]
+    word = streams[s, S_WORD]
+    keyed = parameters[3]
+    found = 0
+    for i in range(5):
+        order = (1, 2, 3, 4, 6)[i]
+        context = history & ((np.int64(1) << (8 * order)) - 1)
+        slot, seen = _find_slot(nodes, bits, _hash(context, i + 1))
+        streams[s, S_SLOTS + i] = slot
+        found += seen
+    slot, seen = _find_slot(nodes, bits, _hash(word, 7))
+    streams[s, S_SLOTS + 5] = slot
+    found += seen
+    if keyed:
+        for i in range(4):
+            context = history & ((np.int64(1) << (8 * (i + 1))) - 1)
+            slot, seen = _find_slot(nodes, bits, _hash(context * 4099 + s, i + 11))
+            streams[s, S_SLOTS + 6 + i] = slot
+        slot, seen = _find_slot(nodes, bits, _hash(word * 4099 + s, 15))
+        streams[s, S_SLOTS + 10] = slot
+    streams[s, S_FOUND] = found
+
+
+@nb.njit(**_JIT)
+def _second_nibble(tables, s, bits, c0):
+    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
+     streams, buffer, known, inputs, scratch, parameters) = tables
+    contexts = 11 if parameters[3] else 6
+    for i in range(contexts):
+        slot = streams[s, S_SLOTS + i]
+        h = _hash(slot * 16 + c0, i + 31)
+        streams[s, S_SLOTS + i] = _find_slot(nodes, bits, h)[0]
+
+
+@nb.njit(**_JIT)
+def _predict(tables, s, c0, bitpos, network):
+    """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
+    `network` the network's stretched probability of a 1 (0: none)."""
+    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
+     streams, buffer, known, inputs, scratch, parameters) = tables
+    contexts = 11 if parameters[3] else 6
+    node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
+    if bitpos >= 4:
+        node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
+    # Inputs: the fixed ones first (bias, order 1, match, network), then two per
+    # context, so each keeps its place (and weight) whether contexts are keyed.
+    inputs[0] = 256  # bias
+    last = streams[s, S_HISTORY] & 255
+    inputs[1] = _STRETCH[direct[last * 256 + c0] >> 16]  # order 1 direct, collision-free
+    length = streams[s, S_MATCH_LEN]
+    bucket = 0
+    inputs[2] = 0
+    inputs[3] = 0
+    if length > 0:
+        predicted = np.int64(buffer[streams[s, S_MATCH_PTR]]) | 256
+        if (predicted >> (8 - bitpos)) == c0:
+            bit = (predicted >> (7 - bitpos)) & 1
+            capped = min(length, 31)
+            inputs[2] = _STRETCH[match_map[capped * 2 + bit] >> 16]
+            inputs[3] = (capped * 64) if bit else -(capped * 64)
+            bucket = 1 if length < 16 else (2 if length < 32 else 3)
+        else:
+            streams[s, S_MATCH_LEN] = 0
+    inputs[NETWORK_INPUT] = network
+    n = FIXED_INPUTS
+    for i in range(contexts):
+        value = nodes[streams[s, S_SLOTS + i] * 16 + node]
+        inputs[n] = _STRETCH[value >> 16]
+        h = (value >> 8) & 255
+        inputs[n + 1] = _STRETCH[state_maps[i * 256 + h] >> 16] if h else 0
+        n += 2
+    set1 = c0 * 4 + bucket
+    set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
+    dot1 = np.int64(0)
+    dot2 = np.int64(0)
+    w1 = set1 * INPUTS
+    w2 = set2 * INPUTS
+    for j in range(n):
+        dot1 += inputs[j] * weights[w1 + j]
+        dot2 += inputs[j] * weights[w2 + j]
+    dot1 = max(min(dot1 >> 16, 2047), -2047)
+    dot2 = max(min(dot2 >> 16, 2047), -2047)
+    mixed = (dot1 + dot2) >> 1
+    p0 = np.int64(_squash(mixed))
+    # APMs: interpolate between the two knots around the mixed stretch.
+    position = (mixed + 2048) * (APM_KNOTS - 1)
+    knot = position >> 12
+    weight = position & 4095
+    a1 = (c0 * APM_KNOTS) + knot
+    a2 = ((last * 256 + c0) * APM_KNOTS) + knot
+    p1 = (apm1[a1] * (4096 - weight) + apm1[a1 + 1] * weight) >> 12
+    p2 = (apm2[a2] * (4096 - weight) + apm2[a2 + 1] * weight) >> 12
+    p = (p0 + p1 + 2 * p2 + 2) >> 2
+    scratch[0] = set1
+    scratch[1] = set2
+    scratch[2] = _squash(dot1)
+    scratch[3] = _squash(dot2)
+    scratch[4] = a1 if weight < 2048 else a1 + 1
+    scratch[5] = a2 if weight < 2048 else a2 + 1
+    scratch[6] = node
+    scratch[7] = n
+    return max(min(p, 65535), 1)
+
+
+@nb.njit(**_JIT)
+def _update(tables, s, c0, bitpos, bit, node):
+    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
+     streams, buffer, known, inputs, scratch, parameters) = tables
+    contexts = 11 if parameters[3] else 6
+    rate = parameters[2]
+    for i in range(contexts):
+        index = streams[s, S_SLOTS + i] * 16 + node
+        value = np.int64(nodes[index])
+        p = value >> 16
+        h = (value >> 8) & 255
+        n = value & 255
+        p += (((bit << 16) - p) * _RECIPROCAL[n]) >> 16
+        if n < COUNTER_LIMIT:
+            n += 1
+        if h:
+            _adapt(state_maps, i * 256 + h, bit, STATE_LIMIT)
+            h = (h << 1) | bit
+            if h >= 256:
+                h = (h & 127) | 128
+        else:
+            h = 2 | bit
+        nodes[index] = np.uint32((p << 16) | (h << 8) | n)
+    last = streams[s, S_HISTORY] & 255
+    _adapt(direct, last * 256 + c0, bit, COUNTER_LIMIT)
+    length = streams[s, S_MATCH_LEN]
+    if length > 0:
+        predicted = np.int64(buffer[streams[s, S_MATCH_PTR]]) | 256
+        expected = (predicted >> (7 - bitpos)) & 1
+        _adapt(match_map, min(length, 31) * 2 + expected, bit, STATE_LIMIT)
+        if expected != bit:
+            streams[s, S_MATCH_LEN] = 0
+    for k in range(2):
+        p = scratch[2 + k]
+        error = (((bit << 16) - p) >> 4) * rate
+        w = scratch[k] * INPUTS
+        for j in range(scratch[7]):
+            weights[w + j] += (inputs[j] * error) >> 16
+    target = bit << 16
+    apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
+    apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
+
+
+@nb.njit(**_JIT)
+def _end_byte(tables, s, byte, bits, match_bits):
+    """After stream s coded `byte`: histories, word, match model, next slots."""
+    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
+     streams, buffer, known, inputs, scratch, parameters) = tables
+    position = streams[s, S_BASE] + streams[s, S_POSITION]
+    buffer[position] = byte
+    known[position] = 1
+    streams[s, S_POSITION] += 1
+    streams[s, S_HISTORY] = ((streams[s, S_HISTORY] << 8) | byte) & 0xFFFFFFFFFFFF
+    lower = byte + 32 if 65 <= byte <= 90 else byte
+    if 97 <= lower <= 122 or byte >= 128:
+        streams[s, S_WORD] = (streams[s, S_WORD] + lower + 1) * 0x2F0F3A55 & 0xFFFFFFFFFFFF
+    else:
+        streams[s, S_WORD] = 0
+    # Match model: extend the match if the predicted byte came, else look one up.
+    length = streams[s, S_MATCH_LEN]
+    if length > 0:
+        pointer = streams[s, S_MATCH_PTR] + 1
+        if pointer < known.shape[0] and known[pointer]:
+            streams[s, S_MATCH_PTR] = pointer
+            streams[s, S_MATCH_LEN] = min(length + 1, MATCH_LIMIT)
+        else:
+            streams[s, S_MATCH_LEN] = 0
+    done = streams[s, S_POSITION]
+    if done >= MATCH_MIN:
+        h = streams[s, S_HISTORY] & 0xFFFFFFFFFFFF
+        slot = _hash(h, 99) & ((np.int64(1) << match_bits) - 1)
+        if streams[s, S_MATCH_LEN] == 0:
+            candidate = match_table[slot]  # position after an earlier occurrence, + 1
+            if candidate > 0:
+                pointer = candidate - 1
+                if pointer < known.shape[0] and known[pointer]:
+                    n = 0
+                    while (n < 32 and n < done and pointer - 1 - n >= 0
+                           and known[pointer - 1 - n]
+                           and buffer[pointer - 1 - n] == buffer[position - n]):
+                        n += 1
+                    if n >= MATCH_MIN:
+                        streams[s, S_MATCH_PTR] = pointer
+                        streams[s, S_MATCH_LEN] = n
+        match_table[slot] = position + 2
+    _start_byte(tables, s, bits)
+
+
+@nb.njit(**_JIT)
+def _code_bit(coder, stream, bit, p, decoding):
+    """Binary arithmetic coder (carry-less, 32-bit), p = P(1) in 16 bits:
+    encode `bit` into `stream`, or decode a bit from it; returns the bit.
+    The range splits at middle: a 1 takes [low, middle], a 0 (middle, high];
+    while low and high share their top byte, it is shifted out (encoding:
+    written; decoding: the next stream byte shifted into the code)."""
+    low = coder[C_LOW]
+    high = coder[C_HIGH]
+    middle = low + (((high - low) * p) >> 16)
+    if decoding:
+        bit = 1 if coder[C_CODE] <= middle else 0
+    if bit:
+        high = middle
+    else:
+        low = middle + 1
+    position = coder[C_POS]
+    code = coder[C_CODE]
+    while ((low ^ high) & 0xFF000000) == 0:
+        if decoding:
+            byte = 0
+            if position < stream.shape[0]:
+                byte = stream[position]
+            elif position > stream.shape[0] + 8:
+                coder[C_DAMAGED] = 1
+            code = ((code << 8) & 0xFFFFFFFF) | byte
+        elif position < stream.shape[0]:
+            stream[position] = (high >> 24) & 255
+        position += 1
+        low = (low << 8) & 0xFFFFFFFF
+        high = ((high << 8) & 0xFFFFFFFF) | 255
+    coder[C_POS] = position
+    coder[C_LOW] = low
+    coder[C_HIGH] = high
+    coder[C_CODE] = code
+    return bit
+
+
+@nb.njit(**_JIT)
+def _start_decoder(coder, payload):
+    code = 0
+    for i in range(4):
+        code = code << 8
+        if i < payload.shape[0]:
+            code |= payload[i]
+    coder[C_CODE] = code
+    coder[C_POS] = 4
+
+
+@nb.njit(**_JIT)
+def _flush(coder, out):
+    position = coder[C_POS]
+    for i in range(4):
+        if position < out.shape[0]:
+            out[position] = (coder[C_LOW] >> (24 - 8 * i)) & 255
+        position += 1
+    coder[C_POS] = position
+
+
+@nb.njit(**_JIT)
+def _network_bits(distribution, c0, bitpos):
+    """The network's stretched P(bit = 1 | the byte's earlier bits c0): the mass
+    of the byte values that start with c0 and then a 1, over those with c0."""
+    first = (c0 << (8 - bitpos)) & 255
+    half = 1 << (7 - bitpos)
+    zeros = np.int64(0)
+    ones = np.int64(0)
+    for v in range(first, first + half):
+        zeros += distribution[v]
+    for v in range(first + half, first + 2 * half):
+        ones += distribution[v]
+    total = zeros + ones
+    if total <= 0:
+        return 0
+    p = (ones * 65536 + total // 2) // total
+    return _STRETCH[max(min(p, 65535), 1)]
+
+
+@nb.njit(**_JIT)
+def _code_byte(tables, coder, stream, s, byte, distribution, decoding):
+    """Code one byte of stream s: encode `byte`, or decode and return it.
+    `distribution`: the network's 256 integer weights, or empty."""
+    parameters = tables[13]
+    bits = parameters[0]
+    c0 = np.int64(1)
+    for bitpos in range(8):
+        network = 0
+        if distribution.shape[0] == 256:
+            network = _network_bits(distribution, c0, bitpos)
+        p = _predict(tables, s, c0, bitpos, network)
+        node = tables[12][6]
+        bit = _code_bit(coder, stream, (byte >> (7 - bitpos)) & 1, p, decoding)
+        _update(tables, s, c0, bitpos, bit, node)
+        c0 = (c0 << 1) | bit
+        if bitpos == 3:
+            _second_nibble(tables, s, bits, c0)
+    byte = c0 & 255
+    _end_byte(tables, s, byte, bits, parameters[1])
+    _check(coder, stream, byte, decoding)
+    return byte
+
+
+@nb.njit(**_JIT)
+def _check(coder, stream, byte, decoding):
+    """Hash `byte` into the check; at a check point, code its CHECK_BITS bits
+    (a decoder compares them with its own and flags damage)."""
+    coder[C_HASH] = ((coder[C_HASH] ^ byte) * 0x01000193) & 0xFFFFFFFF
+    coder[C_COUNT] += 1
+    if coder[C_COUNT] < coder[C_NEXT]:
+        return
+    expected = coder[C_HASH] & ((1 << CHECK_BITS) - 1)
+    got = 0
+    for k in range(CHECK_BITS):
+        bit = _code_bit(coder, stream, (expected >> (CHECK_BITS - 1 - k)) & 1, 32768, decoding)
+        got = (got << 1) | bit
+    if got != expected:
+        coder[C_DAMAGED] = 1
+    coder[C_HASH] = 0
+    coder[C_COUNT] = 0
+    coder[C_NEXT] = min(2 * coder[C_NEXT], CHECK_LAST)
+
+
+@nb.njit(**_JIT)
+def _begin(tables, starts, lengths):
+    streams = tables[8]
+    bits = tables[13][0]
+    for s in range(starts.shape[0]):
+        streams[s, S_BASE] = starts[s]
+        streams[s, S_LENGTH] = lengths[s]
+        _start_byte(tables, s, bits)
+
+
+@nb.njit(**_JIT)
+def _encode_range(tables, coder, data, begin, end, out):
+    empty = np.zeros(0, dtype=np.int64)
+    for i in range(begin, end):
+        _code_byte(tables, coder, out, 0, np.int64(data[i]), empty, False)
+    return coder[C_POS]
+
+
+@nb.njit(**_JIT)
+def _decode_range(tables, coder, payload, out, begin, end):
+    """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
+    empty = np.zeros(0, dtype=np.int64)
+    for i in range(begin, end):
+        out[i] = _code_byte(tables, coder, payload, 0, 0, empty, True)
+        if coder[C_DAMAGED]:
+            return i
+    return end
+
+
+CHUNK = 1 << 18  # bytes coded between progress reports (and Ctrl-C checks): ~1 s
+
+
+def encode_file(data: bytes, config: StatisticsConfig,
+                progress: Callable[[int], None] | None = None) -> bytes | None:
+    """Code `data` in file order: the stream `decode_file` takes back, or None
+    if it would exceed 10 bits a byte (the size floor wins there anyway).
+    `progress(bytes_done)` is called every CHUNK bytes."""
+    tables = Tables(config, 1, len(data))
+    arrays = tables.arrays()
+    _begin(arrays, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
+    source = np.frombuffer(data, dtype=np.uint8)
+    out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
+    for begin in range(0, len(data), CHUNK):
+        end = min(begin + CHUNK, len(data))
+        if _encode_range(arrays, tables.coder, source, begin, end, out) > out.shape[0]:
+            return None
+        if progress is not None:
+            progress(end)
+    _flush(tables.coder, out)
+    size = tables.coder[C_POS]
+    return None if size > out.shape[0] else out[:size].tobytes()
+
+
+def decode_file(stream: bytes, size: int, config: StatisticsConfig,
+                progress: Callable[[int], None] | None = None) -> bytes:
+    """The `size` bytes `encode_file` coded into `stream`; raises
+    CorruptArchiveError if the stream runs out first."""
+    tables = Tables(config, 1, size)
+    arrays = tables.arrays()
+    _begin(arrays, np.zeros(1, dtype=np.int64), np.array([size], dtype=np.int64))
+    out = np.zeros(size, dtype=np.uint8)
+    payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
+    _start_decoder(tables.coder, payload)
+    for begin in range(0, size, CHUNK):
+        end = min(begin + CHUNK, size)
+        done = _decode_range(arrays, tables.coder, payload, out, begin, end)
+        if done < end:
+            raise CorruptArchiveError(f"the statistics stream is damaged: a check failed, or "
+                                      f"it ran out, after {done} of {size} bytes")
+        if progress is not None:
+            progress(end)
+    return out.tobytes()
+
+
+@nb.njit(**_JIT)
+def _code_step(tables, coder, stream, symbols, distributions, count, decoding):
+    """One lockstep step: byte `symbols[s]` of streams s < count, each with the
+    network's weights `distributions[s]` (or none, if that array has no
+    columns); decoding fills `symbols` instead."""
+    for s in range(count):
+        if distributions.shape[1] == 256:
+            distribution = distributions[s]
+        else:
+            distribution = distributions[0, :0]
+        byte = _code_byte(tables, coder, stream, s, np.int64(symbols[s]), distribution,
+                          decoding)
+        if decoding:
+            symbols[s] = byte
+            if coder[C_DAMAGED]:
+                return s
+    return count
+
+
+# The network's float32 probabilities become integer weights p * 2^24 + 1:
+# exact in float32 (a power of two) and truncated alike everywhere, never 0.
+_NETWORK_SCALE = np.float32(1 << 24)
+
+
+def network_weights(probabilities: np.ndarray) -> np.ndarray:
+    """The integer form of the network's (count, 256) float32 probabilities."""
+    return (probabilities * _NETWORK_SCALE).astype(np.int64) + 1
+
+
+class Statistics:
+    """One group's statistics, coding its sub-streams in lockstep with the
+    network (the hybrid): `encode` or `decode` one step at a time, one byte
+    per active sub-stream (the first `count` of the group's), then `finish`.
+
+    `lengths`: each sub-stream's length, in file order (the group's bytes
+    are contiguous); `payload`: the stream to decode, or None to encode.
+    Cost per step: 2-5 us per byte, in compiled code that releases the GIL."""
+
+    def __init__(self, config: StatisticsConfig, lengths: np.ndarray,
+                 payload: bytes | None = None):
+        lengths = np.asarray(lengths, dtype=np.int64)
+        self._tables = Tables(config, len(lengths), int(lengths.sum()))
+        self._arrays = self._tables.arrays()
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+        _begin(self._arrays, starts, lengths)
+        self._coder = self._tables.coder
+        if payload is None:
+            self._stream = np.zeros(1 << 16, dtype=np.uint8)
+        else:
+            self._stream = np.frombuffer(payload, dtype=np.uint8).copy()
+            _start_decoder(self._coder, self._stream)
+        self._empty = np.zeros((1, 0), dtype=np.int64)
+
+    def encode(self, symbols: np.ndarray, probabilities: np.ndarray | None) -> None:
+        """Code symbols[s] (uint8) of the first len(symbols) sub-streams."""
+        count = len(symbols)
+        need = int(self._coder[C_POS]) + 16 * count + 16  # a byte costs at most 16 bytes
+        if need > len(self._stream):
+            grown = np.zeros(max(need, 2 * len(self._stream)), dtype=np.uint8)
+            grown[:len(self._stream)] = self._stream
+            self._stream = grown
+        weights = self._empty if probabilities is None else network_weights(probabilities)
+        _code_step(self._arrays, self._coder, self._stream,
+                   np.ascontiguousarray(symbols, dtype=np.uint8), weights, count, False)
+
+    def decode(self, probabilities: np.ndarray | None, count: int | None = None) -> np.ndarray:
+        """The next byte of each of the first `count` sub-streams (default: one
+        per row of `probabilities`)."""
+        count = len(probabilities) if count is None else count
+        if probabilities is not None and not np.isfinite(probabilities).all():
+            raise CorruptArchiveError("the model's probabilities are not finite: the header's "
+                                      "model settings are not those the archive was made with")
+        weights = self._empty if probabilities is None else network_weights(probabilities)
+        symbols = np.zeros(count, dtype=np.uint8)
+        if _code_step(self._arrays, self._coder, self._stream, symbols, weights, count,
+                      True) < count:
+            raise CorruptArchiveError("the statistics stream is damaged: a check failed, or it "
+                                      "ran out (or the header is not the one it was made with)")
+        return symbols
+
+    @property
+    def bits(self) -> int:
+        """Bits put out (encoding) or taken in (decoding) so far."""
+        return 8 * int(self._coder[C_POS])
+
+    def finish(self) -> bytes:
+        """The encoded stream, complete."""
+        _flush(self._coder, self._stream)
+        return self._stream[:self._coder[C_POS]].tobytes()

@@ -1,0 +1,168 @@
+"""The context-mixing statistics (fade/statistics.py), level fast, and the
+hybrid: exact round trips on real data, in this process and in a fresh one,
+the same archive every time, and clean errors for damaged streams."""
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+import fade
+from fade import archive, statistics
+from fade.config import LEVELS, StatisticsConfig
+
+from conftest import corpus_file, one_error_line, run_fade
+
+SMALL = StatisticsConfig(table_bits=16, match_bits=14)
+
+
+def test_squash_and_stretch_are_monotone_inverses():
+    squash, stretch = statistics.SQUASH, statistics.STRETCH
+    assert (np.diff(squash) >= 0).all() and (np.diff(stretch) >= 0).all()
+    assert squash[0] >= 1 and squash[-1] <= 65535 and squash[2047] == 32768
+    # stretch(squash(d)) is d wherever squash is strictly increasing
+    rising = np.flatnonzero(np.diff(squash) > 0) + 1
+    assert (stretch[squash[rising]] == rising - 2047).all()
+
+
+@pytest.mark.parametrize("name, length", [
+    ("alice29.txt", 40_000), ("mapsdatazrh", 30_000), ("edge/zeros", None),
+    ("edge/random_org_10k.bin", None), ("edge/x", None), ("edge/empty", None),
+    ("edge/quickfox_repeated", None)])
+def test_file_order_round_trips(name, length):
+    data = corpus_file(name).read_bytes()[:length]
+    stream = statistics.encode_file(data, SMALL)
+    assert statistics.decode_file(stream, len(data), SMALL) == data
+    if name == "alice29.txt":  # text: well under 3 bits a byte even on 40 KB
+        assert len(stream) < 0.34 * len(data)
+    if name == "edge/zeros":  # long runs: the counters, APMs and match model saturate
+        assert len(stream) < 0.002 * len(data) + 64
+
+
+def test_a_damaged_stream_fails_at_a_check():
+    """Truncated or flipped, a stream fails at the next check (after the first
+    256 bytes, then at doubling intervals), long before the declared size."""
+    data = corpus_file("alice29.txt").read_bytes()[:20_000]
+    stream = statistics.encode_file(data, SMALL)
+    with pytest.raises(fade.CorruptArchiveError, match="damaged"):
+        statistics.decode_file(stream[:len(stream) // 2], len(data), SMALL)
+    flipped = bytearray(stream)
+    flipped[100] ^= 0x10
+    with pytest.raises(fade.CorruptArchiveError, match=r"after \d+ of 20000 bytes"):
+        statistics.decode_file(bytes(flipped), len(data), SMALL)
+    # a false, larger size: a check past the honest end stops the decode
+    with pytest.raises(fade.CorruptArchiveError, match="damaged"):
+        statistics.decode_file(stream, 50 * len(data), SMALL)
+
+
+def _lockstep(data: bytes, batch: int, probabilities=None, payload=None):
+    """Code `data` as `batch` sub-streams in lockstep; returns the stream, or
+    (decoding `payload`) the bytes."""
+    lengths = np.array([len(data) // batch + (i < len(data) % batch) for i in range(batch)])
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    coder = statistics.Statistics(StatisticsConfig(16, 14, keyed=True), lengths, payload)
+    out = np.zeros(len(data), dtype=np.uint8)
+    source = np.frombuffer(data, dtype=np.uint8)
+    for step in range(lengths.max()):
+        count = int((lengths > step).sum())
+        rows = None if probabilities is None else probabilities[step, :count]
+        if payload is None:
+            coder.encode(source[starts[:count] + step], rows)
+        else:
+            out[starts[:count] + step] = coder.decode(rows, count)
+    return coder.finish() if payload is None else out.tobytes()
+
+
+def test_lockstep_round_trips_with_and_without_a_network():
+    data = corpus_file("lcet10.txt").read_bytes()[:12_347]  # 7 sub-streams, uneven
+    batch = 7
+    steps = -(-len(data) // batch)
+    # A stand-in for the network: a float32 softmax of noise that favours the true
+    # next byte, the way a trained model would.
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(steps, batch, 256)).astype(np.float32)
+    padded = np.frombuffer(data + b"\0" * (steps * batch - len(data)), dtype=np.uint8)
+    lengths = [len(data) // batch + (i < len(data) % batch) for i in range(batch)]
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    for s in range(batch):
+        for t in range(lengths[s]):
+            logits[t, s, padded[starts[s] + t]] += 3.0
+    probabilities = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    probabilities = probabilities.astype(np.float32)
+    alone = _lockstep(data, batch)
+    mixed = _lockstep(data, batch, probabilities)
+    assert _lockstep(data, batch, payload=alone) == data
+    assert _lockstep(data, batch, probabilities, payload=mixed) == data
+    assert len(mixed) < 0.8 * len(alone)  # the informative input is used
+
+
+def test_non_finite_network_probabilities_are_damage():
+    coder = statistics.Statistics(SMALL, np.array([4]), b"\0" * 8)
+    with pytest.raises(fade.CorruptArchiveError, match="not finite"):
+        coder.decode(np.full((1, 256), np.nan, dtype=np.float32))
+
+
+def test_level_fast_archive_is_stable_and_decodes_in_a_fresh_process(tmp_path):
+    data = corpus_file("plrabn12.txt").read_bytes()[:50_000]
+    blob = fade.compress(data, level="fast")
+    assert blob == fade.compress(data, level="fast")
+    header = fade.read_header(blob)
+    assert header.method == "statistics"
+    assert header.statistics == LEVELS["fast"].statistics.sized(len(data))
+    assert len(blob) < len(fade.compress(data, method="xz"))
+    (tmp_path / "p.fade").write_bytes(blob)
+    # Any thread count and the portable pinning make no difference to integer code.
+    for threads in ("1", "2"):
+        result = run_fade("decompress", "-c", "p.fade", cwd=tmp_path,
+                          env={"OMP_NUM_THREADS": threads, "ATEN_CPU_CAPABILITY": "avx2",
+                               "ONEDNN_MAX_CPU_ISA": "AVX2", "NUMBA_NUM_THREADS": threads})
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == data
+
+
+def test_cli_levels_round_trip_in_fresh_processes(tmp_path):
+    text = corpus_file("asyoulik.txt").read_bytes()[:6_000]
+    (tmp_path / "t").write_bytes(text)
+    hybrid = ["--level", "default", "--preset", "tiny", "--batch-size", "12", "--method", "fade"]
+    for args in (["--level", "fast"], hybrid):
+        assert run_fade("compress", "-f", *args, "t", cwd=tmp_path).returncode == 0
+        header = fade.read_header((tmp_path / "t.fade").read_bytes())
+        assert header.method == ("statistics" if "fast" in args else "fade")
+        if "default" in args:
+            assert header.coding == "hybrid" and header.statistics.keyed
+        result = run_fade("decompress", "-c", "t.fade", cwd=tmp_path)
+        assert result.returncode == 0 and result.stdout == text, result.stderr
+    one_error_line(run_fade("compress", "-f", "--level", "fast", "--preset", "tiny", "t",
+                            cwd=tmp_path), "level fast runs no network")
+
+
+def test_a_hybrid_archive_beats_the_network_alone():
+    text = corpus_file("alice29.txt").read_bytes()[:4_000]
+    settings = dict(preset_name="tiny", batch_size=4, threads=1, groups=2, method="fade")
+    hybrid = fade.compress(text, level="default", **settings)
+    network = fade.compress(text, **settings)
+    assert fade.read_header(hybrid).coding == "hybrid"
+    assert fade.decompress(hybrid) == text
+    assert len(hybrid) < 0.92 * len(network)
+    # 4 KB is too little for a network: the statistics alone do better here,
+    # and with method auto the default level writes theirs (the encoder tries both).
+    fast = fade.compress(text, level="fast")
+    assert len(archive.unpack(hybrid)[1]) < 1.2 * len(archive.unpack(fast)[1])
+    assert fade.compress(text, level="default", **dict(settings, method="auto")) == fast
+
+
+def test_statistics_archive_damage_is_one_line(tmp_path):
+    data = corpus_file("alice29.txt").read_bytes()[:5_000]
+    blob = fade.compress(data, level="fast")
+    table = archive.COMPACT_OVERHEAD
+    bad_bits = bytearray(blob)
+    bad_bits[table] = 30  # table_bits outside 10..26, header CRC recomputed
+    struct.pack_into("<I", bad_bits, table + 9, zlib.crc32(bytes(bad_bits[:table + 9])))
+    cases = {"t": blob[:-7], "c": blob[:40] + bytes([blob[40] ^ 1]) + blob[41:],
+             "b": bytes(bad_bits)}
+    reasons = {"t": "payload checksum", "c": "payload checksum", "b": "table_bits = 30"}
+    for name, damaged in cases.items():
+        (tmp_path / f"{name}.fade").write_bytes(damaged)
+        one_error_line(run_fade("decompress", f"{name}.fade", cwd=tmp_path), reasons[name])
+        assert not (tmp_path / name).exists()
