@@ -435,7 +435,10 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
     if float_mode not in floats.MODES:
         raise FadeError(f"unknown float mode {float_mode!r} (choose from "
                         f"{', '.join(floats.MODES)})")
-    if method == STATISTICS and level is None:
+    if method == STATISTICS:
+        if level not in (None, "fast") or model is not None or preset_name:
+            raise FadeError("method statistics is the statistics alone (level fast): it takes "
+                            "no other level and no preset")
         level = "fast"
     if level is None and model is None and not preset_name:
         level = DEFAULT_LEVEL
@@ -458,7 +461,7 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
         raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
     group_count = groups_for(batch, groups, torch_device.type)
     if mixing is not None:
-        mixing = mixing.sized(-(-len(data) // group_count))
+        mixing = mixing.sized(-(-len(data) // max(group_count, 1)))
     check_memory(model, batch, memory_limit, mixing, len(data), group_count)
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
     if method == FLOATS and float_mode == "off":

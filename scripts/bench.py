@@ -53,10 +53,14 @@ Examples:
     python scripts/bench.py enwik9 --fade paper:batch=512,device=cuda --out bench-out/enwik9 \\
         --resume
 
-A fade SPEC is PRESET[:OPTION=VALUE,...] with options batch (sub-streams),
-device (auto, cpu or cuda), threads (torch CPU threads) and native (1: the
-native numeric profile, `--native`), e.g. `balanced:batch=64`,
-`balanced:native=1`. Without --fade, fade runs with its default preset (balanced).
+A fade SPEC is [PRESET][:]OPTION=VALUE,... with options level (fast: the
+statistics alone; default: the hybrid), method (auto, or fade to force the
+learned archive), batch (sub-streams), device (auto, cpu or cuda), threads
+(torch CPU threads) and native (1: the native numeric profile, `--native`),
+e.g. `balanced:batch=64`, `balanced:native=1`, `level=fast`,
+`balanced:level=default,method=fade`. A preset without a level is the
+network alone, as `fade compress --preset` gives. Without --fade, fade runs
+as `fade compress` does by default (level default).
 """
 
 from __future__ import annotations
@@ -91,7 +95,7 @@ QUICK_SLICE = 64 * 1024
 QUICK_FADE = "fast"
 # The corpus's description of itself, not corpus data (the CLI tests leave it out too).
 QUICK_SKIP = ("README.md",)
-DEFAULT_FADE = "balanced"  # fade.config.DEFAULT_PRESET (not imported: it loads torch)
+DEFAULT_FADE = "level=default"  # fade.config.DEFAULT_LEVEL (not imported: it loads torch)
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -158,14 +162,18 @@ CLASSIC: dict[str, Compressor] = {
 }
 
 # --fade options: name -> how to read its value.
-FADE_OPTIONS: dict[str, Callable[[str], object]] = {"batch": int, "device": str, "threads": int,
-                                                    "native": lambda value: bool(int(value))}
+FADE_OPTIONS: dict[str, Callable[[str], object]] = {
+    "level": str, "method": str, "batch": int, "device": str, "threads": int,
+    "native": lambda value: bool(int(value))}
 
 
 def parse_fade_spec(spec: str) -> Compressor:
-    """`PRESET[:batch=N,device=D,threads=N,native=0|1]` -> a fade Compressor (syntax only;
-    `check_fade` validates the values against the library)."""
+    """`[PRESET][:]level=L,method=M,batch=N,device=D,threads=N,native=0|1` -> a
+    fade Compressor (syntax only; `check_fade` validates the values against the
+    library)."""
     preset, _, rest = spec.partition(":")
+    if "=" in preset:  # options only: the level's own network, if any
+        preset, rest = "", spec
     options: dict[str, object] = {}
     for item in filter(None, rest.split(",")):
         key, equals, value = item.partition("=")
@@ -177,10 +185,12 @@ def parse_fade_spec(spec: str) -> Compressor:
             options[key] = FADE_OPTIONS[key](value)
         except ValueError:
             raise argparse.ArgumentTypeError(f"bad value for {key} in {spec!r}") from None
-    if not preset:
-        raise argparse.ArgumentTypeError(f"no preset in fade spec {spec!r}")
-    name = " ".join(["fade", preset] + [f"{k}={options[k]}" for k in FADE_OPTIONS if k in options])
-    params = (("preset", preset), ("batch", options.get("batch")),
+    if not preset and "level" not in options:
+        raise argparse.ArgumentTypeError(f"no preset or level in fade spec {spec!r}")
+    name = " ".join(["fade"] + [preset] * bool(preset)
+                    + [f"{k}={options[k]}" for k in FADE_OPTIONS if k in options])
+    params = (("preset", preset or None), ("level", options.get("level")),
+              ("method", options.get("method", "auto")), ("batch", options.get("batch")),
               ("device", options.get("device", "auto")), ("threads", options.get("threads")),
               ("native", options.get("native", False)))
     return Compressor(name, "fade", codec="fade", params=params)
@@ -191,15 +201,20 @@ def check_fade(compressor: Compressor) -> None:
     that a typo fails now rather than hours into a run."""
     try:
         import fade  # here, not at the top: loading torch takes seconds
-        from fade.codec import resolve_device
-        from fade.config import MAX_THREADS
+        from fade.codec import METHOD_CHOICES, resolve_device
+        from fade.config import LEVELS, MAX_THREADS
     except ImportError:
         return  # reported as missing, and skipped, like any other compressor
 
     params = dict(compressor.params)
-    if params["preset"] not in fade.PRESETS:
+    if params["preset"] is not None and params["preset"] not in fade.PRESETS:
         raise ValueError(f"unknown fade preset {params['preset']!r} "
                          f"(choose from {', '.join(fade.PRESETS)})")
+    if params["level"] is not None and params["level"] not in LEVELS:
+        raise ValueError(f"unknown fade level {params['level']!r} "
+                         f"(choose from {', '.join(LEVELS)})")
+    if params["method"] not in METHOD_CHOICES:
+        raise ValueError(f"unknown fade method {params['method']!r}")
     if params["batch"] is not None and params["batch"] < 1:
         raise ValueError("fade batch must be at least 1")
     if params["threads"] is not None and not 1 <= params["threads"] <= MAX_THREADS:
@@ -306,14 +321,15 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
     import torch
 
     import fade
-    from fade.archive import CompactHeader
+    from fade.archive import CompactHeader, StatisticsHeader
     from fade.codec import decode_device, device_name, resolve_device
 
     if operation == "compress":
         device = resolve_device(params["device"])
 
         def call() -> bytes:
-            return fade.compress(data, preset_name=params["preset"], batch_size=params["batch"],
+            return fade.compress(data, preset_name=params["preset"], level=params["level"],
+                                 method=params["method"], batch_size=params["batch"],
                                  device=device.type, threads=params["threads"],
                                  native=params.get("native", False))
     else:
@@ -334,8 +350,11 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
         header = fade.read_header(output)
     if isinstance(header, CompactHeader):  # the size floor stood in for the model
         details = f"{header.method} (size floor)"
+    elif isinstance(header, StatisticsHeader):
+        details = f"statistics, 2^{header.statistics.table_bits} slots"
     else:
-        details = f"batch {header.batch_size}, {header.threads} thread{'s' * (header.threads > 1)}"
+        details = (f"{header.coding}, batch {header.batch_size}, {header.threads} "
+                   f"thread{'s' * (header.threads > 1)}")
     return output, WorkerReport(seconds, f"fade {fade.__version__}, torch {torch.__version__}",
                                 device.type, device_name(device), gpu_peak, details)
 

@@ -83,7 +83,7 @@ def test_every_pair_runs_and_is_verified(first_run):
         assert row["peak_rss_mib"] > 0
         assert row["device"] == "cpu" and row["gpu_peak_mib"] is None
     fade_rows = [r for r in rows if r["compressor"].startswith("fade")]
-    assert fade_rows[0]["details"].startswith("batch 8, ")  # alice29.txt; x has batch 1
+    assert fade_rows[0]["details"].startswith("network, batch 8, ")  # alice29.txt; x: batch 1
     # fade runs in Python with torch: its peak RSS is a measured value, far over the spawner's.
     assert all(r["peak_rss_mib"] > 100 and not r["peak_rss_is_bound"] for r in fade_rows)
 
@@ -193,9 +193,14 @@ def test_a_wrong_round_trip_or_a_failing_tool_fails_loudly(tmp_path, monkeypatch
 def test_fade_specs():
     compressor = bench.parse_fade_spec("balanced:batch=64,device=cpu")
     assert compressor.name == "fade balanced batch=64 device=cpu"
-    assert dict(compressor.params) == {"preset": "balanced", "batch": 64, "device": "cpu",
-                                       "threads": None, "native": False}
+    assert dict(compressor.params) == {"preset": "balanced", "level": None, "method": "auto",
+                                       "batch": 64, "device": "cpu", "threads": None,
+                                       "native": False}
     assert dict(bench.parse_fade_spec("balanced:native=1").params)["native"] is True
+    fast = bench.parse_fade_spec("level=fast")
+    assert fast.name == "fade level=fast" and dict(fast.params)["preset"] is None
+    hybrid = dict(bench.parse_fade_spec("tiny:level=default,method=fade").params)
+    assert (hybrid["preset"], hybrid["level"], hybrid["method"]) == ("tiny", "default", "fade")
     for bad in ("balanced:batch=x", "balanced:size=3", ":batch=4"):
         with pytest.raises(bench.argparse.ArgumentTypeError):
             bench.parse_fade_spec(bad)
