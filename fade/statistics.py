@@ -564,20 +564,34 @@ def encode_file(data: bytes, config: StatisticsConfig,
     """Code `data` in file order: the stream `decode_file` takes back, or None
     if it would exceed 10 bits a byte (the size floor wins there anyway).
     `progress(bytes_done)` is called every CHUNK bytes."""
+    return encode_file_marked(data, config, np.zeros(0, dtype=np.int64), progress)[0]
+
+
+def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
+                       progress: Callable[[int], None] | None = None
+                       ) -> tuple[bytes | None, np.ndarray]:
+    """`encode_file`, and the bits put out for data[:m] at each offset m of
+    `marks` (0 <= m <= len(data), any order): multiples of 8, at most 32 bits
+    short of the code length (what the coder holds back), the same on any CPU."""
     tables = Tables(config, 1, len(data))
     arrays = tables.arrays()
     _begin(arrays, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
-    for begin in range(0, len(data), CHUNK):
-        end = min(begin + CHUNK, len(data))
+    marks = np.asarray(marks, dtype=np.int64)
+    bits = np.zeros(len(marks), dtype=np.int64)
+    stops = np.union1d(np.arange(CHUNK, len(data), CHUNK), marks)
+    begin = 0
+    for end in [*stops[(stops > 0) & (stops < len(data))].tolist(), len(data)]:
         if _encode_range(arrays, tables.coder, source, begin, end, out) > out.shape[0]:
-            return None
-        if progress is not None:
+            return None, bits
+        bits[marks == end] = 8 * tables.coder[C_POS]
+        if progress is not None and (end % CHUNK == 0 or end == len(data)):
             progress(end)
+        begin = end
     _flush(tables.coder, out)
     size = tables.coder[C_POS]
-    return None if size > out.shape[0] else out[:size].tobytes()
+    return (None if size > out.shape[0] else out[:size].tobytes()), bits
 
 
 def decode_file(stream: bytes, size: int, config: StatisticsConfig,

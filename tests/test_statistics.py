@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import fade
-from fade import archive, statistics
-from fade.config import LEVELS, StatisticsConfig
+from fade import archive, codec, statistics
+from fade.config import LEVELS, StatisticsConfig, batch_size_for
 
 from conftest import corpus_file, one_error_line, run_fade
 
@@ -38,6 +38,18 @@ def test_file_order_round_trips(name, length):
         assert len(stream) < 0.34 * len(data)
     if name == "edge/zeros":  # long runs: the counters, APMs and match model saturate
         assert len(stream) < 0.002 * len(data) + 64
+
+
+def test_marks_give_the_bits_put_out_so_far():
+    data = corpus_file("lcet10.txt").read_bytes()[:30_000]
+    marks = np.array([0, 1, 256, 10_000, 29_999, 30_000, 10_000])
+    stream, bits = statistics.encode_file_marked(data, SMALL, marks)
+    assert stream == statistics.encode_file(data, SMALL)
+    assert bits[0] == 0 and bits[3] == bits[6]
+    assert bits[1] <= bits[2] < bits[3] < bits[4] <= bits[5] <= 8 * len(stream)
+    # the model never looks ahead: a prefix coded alone puts out the same
+    # bytes, plus the 4 its coder flushes at the end
+    assert 8 * len(statistics.encode_file(data[:10_000], SMALL)) == bits[3] + 32
 
 
 def test_a_damaged_stream_fails_at_a_check():
@@ -150,6 +162,27 @@ def test_a_hybrid_archive_beats_the_network_alone():
     fast = fade.compress(text, level="fast")
     assert len(archive.unpack(hybrid)[1]) < 1.2 * len(archive.unpack(fast)[1])
     assert fade.compress(text, level="default", **dict(settings, method="auto")) == fast
+
+
+def test_race_stops_where_the_network_saves_too_little():
+    race = codec.Race({100: (10_000, 0.5)}, lockstep_bits=50_000, fast_bits=45_000)
+    assert race.need == pytest.approx(0.1)  # the network must save 10% to win
+    assert race.lost(100, 9_600)  # 4% saved so far: under half the need
+    assert not race.lost(100, 9_400)  # 6%
+    assert not race.lost(99, 20_000)  # not a checkpoint
+
+
+def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
+    """On 60 KB of text a tiny network saves the statistics almost nothing,
+    while coding in lockstep costs them more: the hybrid stops a quarter of
+    the way through and the default writes level fast's archive."""
+    text = corpus_file("lcet10.txt").read_bytes()[:60_000]
+    done = []
+    blob = fade.compress(text, level="default", preset_name="tiny", threads=1,
+                         progress=lambda count, total, bits: done.append(count))
+    assert blob == fade.compress(text, level="fast")
+    batch = batch_size_for(len(text), None, "tiny", "cpu")
+    assert done[-1] == len(text) and 0 < max(done[:-1]) <= len(text) // 4 + batch
 
 
 def test_statistics_archive_damage_is_one_line(tmp_path):
