@@ -23,7 +23,7 @@ import click
 
 import fade  # first: it sets what torch reads when it loads (fade.environment)
 import torch  # noqa: E402
-from fade import floats
+from fade import floats, frames
 from fade.archive import method_of
 from fade.codec import (DEVICES, METHOD_CHOICES, StepProfile, check_archive, choose_profile,
                         decode_device, device_name, environment_differences, read_header,
@@ -33,6 +33,8 @@ from fade.profile import NATIVE, machine_lacks_portable
 from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,
                          MAX_CODER_THREADS, MAX_GROUPS, MAX_THREADS, LEVELS, PRESETS, batch_size_for, coder_threads_for,
                          default_threads, format_bytes, groups_for)
+
+MAX_JOBS = 1024
 
 # Exit codes, in one place.
 EXIT_OK = 0
@@ -70,6 +72,7 @@ class Options:
     coder_threads: int | None
     profile: str | None  # where per-step timings go ("-": stderr)
     memory_limit: int | None  # bytes a model may need (None: fade's default)
+    jobs: int = 1  # frames coded at once (fade.frames)
     stdin_name: str = "stdin"  # what messages call standard input
 
     def name(self, path: str) -> str:
@@ -103,20 +106,51 @@ class ByteSize(click.ParamType):
         return int(size)
 
 
+class ByteRange(click.ParamType):
+    """START:END in bytes (units as for sizes), END excluded; either may be left out."""
+
+    name = "START:END"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        start, colon, stop = value.partition(":")
+        if not colon:
+            self.fail(f"{value!r} is not a range START:END (e.g. 1M:2M, :4096, 100:)",
+                      param, ctx)
+        size = ByteSize()
+        first = size.convert(start, param, ctx) if start.strip() not in ("", "0") else 0
+        last = size.convert(stop, param, ctx) if stop.strip() else None
+        if last is not None and last < first:
+            self.fail(f"{value!r} ends before it starts", param, ctx)
+        return first, last
+
+
 def _os_reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def _read_input(path: str) -> bytes:
+def _open_input(path: str):
+    """A binary file object for `path` ('-': stdin); the caller closes a file."""
     if path == STDIO:
-        return sys.stdin.buffer.read()
+        return sys.stdin.buffer
     if os.path.isdir(path):
         raise UserError(path, "is a directory")
     try:
-        with open(path, "rb") as file:
-            return file.read()
+        return open(path, "rb")
     except OSError as error:
         raise UserError(path, _os_reason(error)) from None
+
+
+def _read_input(path: str) -> bytes:
+    source = _open_input(path)
+    try:
+        return source.read()
+    except OSError as error:
+        raise UserError(path, _os_reason(error)) from None
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
 
 
 def _output_path(path: str, opts: Options, compressing: bool) -> str | None:
@@ -165,9 +199,15 @@ class _AtomicOutput:
             raise UserError(out, _os_reason(error)) from None
         self.file = os.fdopen(fd, "wb")
 
-    def commit(self, data: bytes, mode_from: str | None) -> None:
+    def write(self, data: bytes) -> None:
         try:
             self.file.write(data)
+        except OSError as error:
+            raise UserError(self.out, _os_reason(error)) from None
+
+    def commit(self, mode_from: str | None) -> None:
+        """Everything written: make it durable and put it in place."""
+        try:
             self.file.flush()
             os.fsync(self.file.fileno())
             self.file.close()
@@ -194,18 +234,20 @@ def _write_stdout(data: bytes) -> None:
 
 
 class _ProgressBar:
-    """A tqdm bar on stderr, shown only when stderr is a terminal."""
+    """A tqdm bar on stderr, shown only when stderr is a terminal; `total`
+    None (a pipe): a byte counter."""
 
-    def __init__(self, name: str, total: int, verbosity: int, action: str):
+    def __init__(self, name: str, total: int | None, verbosity: int, action: str):
         from tqdm import tqdm
 
-        enabled = verbosity > 0 and sys.stderr.isatty() and total > 0
+        enabled = verbosity > 0 and sys.stderr.isatty() and total != 0
         self._bar = tqdm(total=total, desc=f"{action} {name}", unit="B", unit_scale=True,
                          unit_divisor=1024, file=sys.stderr, disable=not enabled,
                          leave=False, dynamic_ncols=True)
 
-    def __call__(self, done: int, total: int, bits: float) -> None:
-        self._bar.set_postfix_str(f"{bits / max(done, 1):.3f} bits/B", refresh=False)
+    def __call__(self, done: int, total: int = 0, bits: float | None = None) -> None:
+        if bits is not None:
+            self._bar.set_postfix_str(f"{bits / max(done, 1):.3f} bits/B", refresh=False)
         self._bar.update(done - self._bar.n)
 
     def close(self) -> None:
@@ -216,48 +258,84 @@ def _throughput(size: int, seconds: float) -> str:
     return f"{size / 1024 / max(seconds, 1e-9):.2f} KB/s"
 
 
-def _process(path: str, opts: Options, compressing: bool, transform: Callable,
-             check: Callable[[bytes], object] | None) -> None:
-    """Read `path`, run `check(data)` (if any) before any output is opened,
-    then `transform(data, make_bar, checked)` into the output."""
+class _Counted:
+    """A sink that counts what it passes on and keeps its first bytes."""
+
+    def __init__(self, write: Callable[[bytes], None]):
+        self.size, self.head, self._write = 0, b"", write
+
+    def __call__(self, data: bytes) -> None:
+        if len(self.head) < HEAD_BYTES:
+            self.head += data[:HEAD_BYTES - len(self.head)]
+        self.size += len(data)
+        self._write(data)
+
+
+class _Reader:
+    """A binary source that counts what is read from it and keeps its first bytes."""
+
+    def __init__(self, file):
+        self.file, self.size, self.head = file, 0, b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.file.read(size)
+        if len(self.head) < HEAD_BYTES:
+            self.head += data[:HEAD_BYTES - len(self.head)]
+        self.size += len(data)
+        return data
+
+
+HEAD_BYTES = 16  # enough to name an archive's method
+
+
+def _process(path: str, opts: Options, compressing: bool, transform: Callable) -> None:
+    """Open `path` and its output (checked before any work), then
+    `transform(source, sink, make_bar)` streams the result into `sink`:
+    written atomically (a file, renamed into place at the end) or as it
+    comes (stdout)."""
     name = opts.name(path)
     out = _output_path(path, opts, compressing)
-    data = _read_input(path)
-    checked = check(data) if check is not None else None
-    target = None if out is None else _AtomicOutput(out)
+    file = _open_input(path)
+    target = None
     try:
+        target = None if out is None else _AtomicOutput(out)
+        source, sink = _Reader(file), _Counted(_write_stdout if target is None else target.write)
         start = time.perf_counter()
-        result = transform(data, lambda total: _ProgressBar(
-            name, total, opts.verbosity, "compressing" if compressing else "decompressing"),
-            checked)
+        transform(source, sink, lambda total: _ProgressBar(
+            name, total, opts.verbosity, "compressing" if compressing else "decompressing"))
         seconds = time.perf_counter() - start
-        if target is None:
-            _write_stdout(result)
-        else:
-            target.commit(result, None if path == STDIO else path)
+        if target is not None:
+            target.commit(None if path == STDIO else path)
+    except OSError as error:  # reading the input
+        raise UserError(name, _os_reason(error)) from None
     finally:
         if target is not None:
             target.discard()  # no-op after a successful commit
+        if file is not sys.stdin.buffer:
+            file.close()
     if opts.remove_input and out is not None and path != STDIO:  # like zstd: not with -c
         try:
             os.unlink(path)
         except OSError as error:
             raise UserError(path, f"cannot remove input: {_os_reason(error)}") from None
-    if opts.verbosity > 0 and not os.environ.get(REPLAY_VARIABLE):  # the parent says it
-        original, packed = (len(data), len(result)) if compressing else (len(result), len(data))
+    (original, packed), archive = ((source, sink), sink) if compressing else \
+        ((sink, source), source)
+    # The summary, unless the parent process says it, or only part was decoded
+    # (--range: the archive was read elsewhere, none of it through `source`).
+    if opts.verbosity > 0 and not os.environ.get(REPLAY_VARIABLE) and \
+            len(archive.head) == HEAD_BYTES:
+        original, packed = original.size, packed.size
         ratio = f"{original / packed:.3f}" if packed else "inf"
         bpb = f"{8 * packed / original:.3f}" if original else "n/a"
         where = "stdout" if out is None else out
-        method = method_of(result if compressing else data)
-        _say(f"{name}: {len(data)} -> {len(result)} bytes, ratio {ratio}, {bpb} bits/byte, "
-             f"{method}, {seconds:.1f} s, {_throughput(original, seconds)} -> {where}")
+        _say(f"{name}: {source.size} -> {sink.size} bytes, ratio {ratio}, {bpb} bits/byte, "
+             f"{method_of(archive.head)}, {seconds:.1f} s, {_throughput(original, seconds)} "
+             f"-> {where}")
 
 
 def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
-               transform: Callable[..., bytes],
-               check: Callable[[bytes], object] | None = None) -> int:
-    """`transform(data, make_bar, path, checked)` each file; `check(data)`
-    runs first, before its output is opened (`checked` is its result)."""
+               transform: Callable[..., None]) -> int:
+    """`transform(source, sink, make_bar, path)` each file (see _process)."""
     if not files:
         files = (STDIO,)
     if opts.output and len(files) > 1:
@@ -268,7 +346,7 @@ def _run_files(files: tuple[str, ...], opts: Options, compressing: bool,
     for path in files:
         try:
             _process(path, opts, compressing,
-                     lambda data, bar, checked: transform(data, bar, path, checked), check)
+                     lambda source, sink, bar: transform(source, sink, bar, path))
         except UserError as error:
             _say(str(error))
             status = EXIT_ERROR
@@ -300,6 +378,10 @@ def _common(func):
         click.option("--profile", metavar="FILE", default=None,
                      help="Write per-step timings (device, coders, waiting) to FILE as "
                           "tab-separated values ('-': stderr), and a summary line."),
+        click.option("-T", "--jobs", type=click.IntRange(0, MAX_JOBS), default=0,
+                     help="Frames coded at once, each by its own process on one thread "
+                          "(0: one per core); changes speed and memory, never the archive "
+                          "[default: 0].", show_default=False),
         click.option("--memory-limit", type=ByteSize(), default=None,
                      help="Most memory a model may need (e.g. 16G); a larger one is refused "
                           f"before it is built [default: {format_bytes(DEFAULT_MEMORY_LIMIT)}]."),
@@ -310,10 +392,11 @@ def _common(func):
 
 
 def _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, memory_limit, stdin_name: str = "stdin") -> Options:
+             profile, jobs, memory_limit, stdin_name: str = "stdin") -> Options:
     return Options(output=output, stdout=to_stdout, force=force, remove_input=not keep,
                    verbosity=max(0, 1 + verbose - quiet), device=device,
                    coder_threads=coder_threads, profile=profile, memory_limit=memory_limit,
+                   jobs=1 if profile else (jobs or frames.default_jobs()),
                    stdin_name=stdin_name)
 
 
@@ -392,67 +475,80 @@ def fade_cli():
               help="Compute with torch's fastest kernels (MKL) instead of the portable "
                    "profile: faster, but the archive decodes only on machines with the same "
                    "CPU vendor, instruction sets and torch build (recorded and checked).")
+@click.option("--frame-size", type=ByteSize(), default=frames.DEFAULT_FRAME_SIZE,
+              help="Inputs larger than this are cut into independent frames of this size, "
+                   "coded in parallel (-T) and in bounded memory; recorded "
+                   f"[default: {format_bytes(frames.DEFAULT_FRAME_SIZE)}].")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, memory_limit, level, preset, batch_size, threads, method, dtype,
-             float_mode, float_codec, groups, native):
+             profile, jobs, memory_limit, level, preset, batch_size, threads, method, dtype,
+             float_mode, float_codec, groups, native, frame_size):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     runs_network = level is None or LEVELS[level].preset is not None
     network_preset = preset or (LEVELS[level].preset if level else None) or DEFAULT_PRESET
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-                    profile, memory_limit)
+                    profile, jobs, memory_limit)
+    try:
+        frames.check_frame_size(frame_size)
+    except fade.FadeError as error:
+        raise click.BadParameter(str(error), param_hint="--frame-size") from None
     lacks = machine_lacks_portable()
     on_cpu = device == "cpu" or (device == "auto" and not torch.cuda.is_available())
     if opts.verbosity > 0 and not native and lacks and on_cpu and runs_network:
         _say(f"note: {lacks}: archives made here are native and decode only on machines "
              "like this one")
 
-    def transform(data: bytes, make_bar, path: str, checked: None) -> bytes:
+    def transform(source, sink, make_bar, path: str) -> None:
         name = opts.name(path)
-        if dtype == "auto" and method in ("auto", "floats") and opts.verbosity > 0:
-            try:
-                found = floats.find(data, dtype)
-            except floats.NotAContainer as error:
-                found = None
-                if float_mode != "off":
-                    _say(f"{name}: warning: looks like a tensor file but {error}; "
-                         "compressing it as plain bytes")
-            if found and float_mode == "off" and len(data) >= LARGE_FLOAT_FILE:
-                _say(f"{name}: note: {found[0]} float tensors found; the model codes them "
-                     "at KB/s, --floats fast at hundreds of MB/s (larger archive)")
-        if opts.verbosity > 1 and not runs_network:
-            tables = format_bytes(LEVELS[level].statistics.memory_bytes(len(data)))
-            _say(f"{name}: compressing with the statistics alone (level {level}), "
-                 f"{tables} of tables")
-        elif opts.verbosity > 1:
-            torch_device = resolve_device(device)
-            batch = batch_size_for(len(data), batch_size, network_preset, torch_device.type)
-            group_count = groups_for(batch, groups, torch_device.type)
-            workers = coder_threads_for(group_count, coder_threads, torch_device.type,
-                                        os.cpu_count())
-            numerics = choose_profile(torch_device, native)
-            model_threads = threads or default_threads(PRESETS[network_preset], batch,
-                                                       torch.get_num_threads())
-            _say(f"{name}: compressing on {torch_device.type} "
-                 f"({device_name(torch_device)}), profile {numerics}, preset {network_preset}, "
-                 f"batch {batch}, "
-                 f"{group_count} groups, "
-                 f"{model_threads} "
-                 "threads, "
-                 f"{workers} coder threads")
-        bar = make_bar(len(data))
+
+        def announce(data: bytes, framed: bool) -> None:
+            """Notes on the input (its first frame), before any coding."""
+            if dtype == "auto" and method in ("auto", "floats") and opts.verbosity > 0:
+                try:
+                    found = floats.find(data, dtype)
+                except floats.NotAContainer as error:
+                    found = None
+                    if float_mode != "off":
+                        _say(f"{name}: warning: looks like a tensor file but {error}; "
+                             "compressing it as plain bytes")
+                if found and float_mode == "off" and len(data) >= LARGE_FLOAT_FILE:
+                    _say(f"{name}: note: {found[0]} float tensors found; the model codes them "
+                         "at KB/s, --floats fast at hundreds of MB/s (larger archive)")
+            if opts.verbosity > 1 and framed:
+                _say(f"{name}: frames of {format_bytes(frame_size)}, {opts.jobs} at a time, "
+                     "one thread each; settings of the first:")
+            if opts.verbosity > 1 and not runs_network:
+                tables = format_bytes(LEVELS[level].statistics.memory_bytes(len(data)))
+                _say(f"{name}: compressing with the statistics alone (level {level}), "
+                     f"{tables} of tables")
+            elif opts.verbosity > 1:
+                torch_device = resolve_device(device)
+                batch = batch_size_for(len(data), batch_size, network_preset, torch_device.type)
+                group_count = groups_for(batch, groups, torch_device.type)
+                workers = coder_threads_for(group_count, coder_threads, torch_device.type,
+                                            os.cpu_count())
+                numerics = choose_profile(torch_device, native)
+                model_threads = threads or (frames.FRAME_THREADS if framed else default_threads(
+                    PRESETS[network_preset], batch, torch.get_num_threads()))
+                _say(f"{name}: compressing on {torch_device.type} "
+                     f"({device_name(torch_device)}), profile {numerics}, preset "
+                     f"{network_preset}, batch {batch}, {group_count} groups, {model_threads} "
+                     f"threads, {workers} coder threads")
+
+        bar = make_bar(None if path == STDIO else os.path.getsize(path))
         timings = StepProfile(resolve_device(device)) if opts.profile else None
         try:
-            archive = fade.compress(data, preset_name=preset, batch_size=batch_size,
-                                    device=device, threads=threads, method=method, dtype=dtype,
-                                    float_mode=float_mode, float_codec=float_codec,
-                                    groups=groups, coder_threads=coder_threads,
-                                    memory_limit=opts.memory_limit, native=native, level=level,
-                                    progress=bar, profile=timings)
+            frames.compress_stream(source, sink, frame_size=frame_size, jobs=opts.jobs,
+                                   progress=lambda done, bits: bar(done, 0, bits),
+                                   announce=announce, preset_name=preset,
+                                   batch_size=batch_size, device=device, threads=threads,
+                                   method=method, dtype=dtype, float_mode=float_mode,
+                                   float_codec=float_codec, groups=groups,
+                                   coder_threads=coder_threads, memory_limit=opts.memory_limit,
+                                   native=native, level=level, profile=timings)
         finally:
             bar.close()
         if timings is not None:
             _write_profile(timings, name, opts)
-        return archive
 
     return _run_files(files, opts, True, transform)
 
@@ -465,11 +561,18 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
                    "core, at least 8].")
 @click.option("--as-name", "display_name", hidden=True, default=None,
               help="The name messages give stdin (used by fade's own replay process).")
+@click.option("--range", "byte_range", type=ByteRange(), default=None,
+              help="Decode only bytes START:END of the original (END excluded; either may "
+                   "be left out), reading only the frames that hold them; needs -c or -o.")
 def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-               profile, memory_limit, max_threads, display_name):
+               profile, jobs, memory_limit, max_threads, display_name, byte_range):
     """Decompress FILES.fade (each to FILE; '-' or none: stdin). No model flags needed."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-                    profile, memory_limit, display_name or "stdin")
+                    profile, jobs, memory_limit, display_name or "stdin")
+    if byte_range is not None and not (to_stdout or output):
+        raise click.UsageError("--range needs -c or -o (the output is part of the original)")
+    options = dict(device=device, coder_threads=coder_threads, memory_limit=opts.memory_limit,
+                   max_threads=max_threads)
 
     def check(archive: bytes):
         try:
@@ -479,10 +582,34 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
                 raise
             return error
 
-    def transform(archive: bytes, make_bar, path: str, header) -> bytes:
+    def transform(source, sink, make_bar, path: str) -> None:
+        name = opts.name(path)
+        if byte_range is not None:
+            return _decode_range(path, name, byte_range, sink, opts, options)
+        prefix = frames.read_exactly(source, HEAD_BYTES)
+        if frames.is_frames(prefix):
+            total = None
+            if path != STDIO:  # the index first: a damaged one stops before any work
+                with open(path, "rb") as file:
+                    total = frames.read_index(file).original_size
+            bar = make_bar(total)
+            try:
+                frames.decompress_stream(_Prefixed(prefix, source), sink, jobs=opts.jobs,
+                                         progress=lambda done, bits: bar(done, 0, bits),
+                                         check=_frame_check, **options)
+            finally:
+                bar.close()
+            return None
+        archive = prefix + source.read()
+        sink(_decode_whole(archive, make_bar, name, check(archive)))
+        return None
+
+    def _frame_check(archive: bytes) -> None:
+        check_archive(archive, opts.memory_limit, max_threads, device)
+
+    def _decode_whole(archive: bytes, make_bar, name: str, header) -> bytes:
         # `header`: check_archive's (a strong floats archive's nested one), or
         # the settings a fresh process needs to replay it
-        name = opts.name(path)
         if isinstance(header, ReplayEnvironmentError):
             return _replay_elsewhere(archive, header.environment, name, opts, max_threads)
         if header is None:  # no model: nothing to set up or warn about
@@ -517,7 +644,44 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
             _write_profile(timings, name, opts)
         return data
 
-    return _run_files(files, opts, False, transform, check)
+    return _run_files(files, opts, False, transform)
+
+
+class _Prefixed:
+    """`source` with `prefix` (already read from it) put back in front."""
+
+    def __init__(self, prefix: bytes, source):
+        self.prefix, self.source = prefix, source
+
+    def read(self, size: int = -1) -> bytes:
+        if not self.prefix:
+            return self.source.read(size)
+        if size < 0:
+            data, self.prefix = self.prefix + self.source.read(), b""
+            return data
+        data, self.prefix = self.prefix[:size], self.prefix[size:]
+        return data
+
+
+def _decode_range(path: str, name: str, byte_range: tuple[int, int | None], sink,
+                  opts: Options, options: dict) -> None:
+    """Bytes START:END of the original into `sink`: from a frames archive
+    only the frames that hold them, from any other the whole archive."""
+    if path == STDIO:
+        raise UserError(name, "--range needs a file (it reads the frame index at the end)")
+    start, stop = byte_range
+    with open(path, "rb") as file:
+        if frames.is_frames(file.read(HEAD_BYTES)):
+            data, decoded = frames.decompress_range(file, start, stop, **options)
+            total = len(frames.read_index(file).frames)
+            if opts.verbosity > 1:
+                _say(f"{name}: decoded {len(decoded)} of {total} frames "
+                     f"({', '.join(map(str, decoded)) or 'none'})")
+            sink(data)
+            return
+    archive = _read_input(path)
+    check_archive(archive, opts.memory_limit, options["max_threads"], opts.device)
+    sink(fade.decompress(archive, **options)[start:stop])
 
 
 # Set in the process `_replay_elsewhere` starts, so that it never starts another.
@@ -560,8 +724,7 @@ def info(files):
     for path in files:
         name = "stdin" if path == STDIO else path
         try:
-            archive = _read_input(path)
-            header = fade.read_header(archive)
+            header, size = _read_info(path)
         except UserError as error:
             _say(str(error))
             status = EXIT_ERROR
@@ -571,13 +734,31 @@ def info(files):
             status = EXIT_ERROR
             continue
         click.echo(f"{name}:")
-        click.echo(f"  archive_size: {len(archive)}")
+        click.echo(f"  archive_size: {size}")
         for key, value in header.fields().items():
             click.echo(f"  {key}: {value}")
         if header.original_size:
-            click.echo(f"  ratio: {header.original_size / len(archive):.3f}")
-            click.echo(f"  bits_per_byte: {8 * len(archive) / header.original_size:.3f}")
+            click.echo(f"  ratio: {header.original_size / size:.3f}")
+            click.echo(f"  bits_per_byte: {8 * size / header.original_size:.3f}")
+        for frame in getattr(header, "frames", ()):
+            click.echo(f"  frame {frame.number}: original {frame.original_offset}+"
+                       f"{frame.original_size}, archive {frame.archive_offset}+"
+                       f"{frame.archive_size}, {frame.method}")
     return status
+
+
+def _read_info(path: str):
+    """An archive's header (a frames archive's index, read without its
+    frames) and the archive's size."""
+    if path != STDIO and not os.path.isdir(path):
+        try:
+            with open(path, "rb") as file:
+                if frames.is_frames(file.read(HEAD_BYTES)):
+                    return frames.read_index(file), os.path.getsize(path)
+        except OSError as error:
+            raise UserError(path, _os_reason(error)) from None
+    archive = _read_input(path)
+    return fade.read_header(archive), len(archive)
 
 
 _received_signal: int | None = None  # the signal that stopped the last main() call

@@ -1,10 +1,12 @@
 """fade: learned lossless compression with the FADE dual-stream predictor.
 
-The library: `compress(data) -> archive bytes`, `decompress(archive) -> data`.
+The library: `compress(data) -> archive bytes`, `decompress(archive) -> data`;
+`compress_stream` and `decompress_stream` code files of any size frame by
+frame (fade.frames).
 It never imports click or tqdm; progress is reported through a callback.
 """
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 from fade import environment  # noqa: E402  (first: before anything imports torch)
 
@@ -14,9 +16,10 @@ from fade.archive import CompactHeader, Header  # noqa: E402
 from fade.codec import compress, decompress, read_header  # noqa: E402
 from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
+from fade.frames import compress_stream, decompress_stream  # noqa: E402
 
 __all__ = [
     "ChecksumMismatchError", "CompactHeader", "CorruptArchiveError", "FadeError", "FormatError",
-    "Header", "ModelConfig", "PRESETS", "compress", "decompress", "default_batch_size",
-    "read_header",
+    "Header", "ModelConfig", "PRESETS", "compress", "compress_stream", "decompress",
+    "decompress_stream", "default_batch_size", "read_header",
 ]

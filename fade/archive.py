@@ -1,4 +1,4 @@
-"""The .fade archive format, version 5 (specified in docs/format.md).
+"""The .fade archive format, version 7 (specified in docs/format.md).
 
 Every archive starts with the magic number, the format version and (from
 version 2 on) a method byte. Method `fade` is the learned model: a header
@@ -10,8 +10,9 @@ decoded bytes. The compact methods (stored, deflate, bzip2, xz: the size
 floor for inputs the model would not win on) have a 23-byte header with the
 original size and its CRC-32. Version 5 adds the numeric profile and the
 machine description a decoder checks before it replays the model
-(fade.profile). Archives of versions 1 to 4 still decode. All integers are
-little-endian.
+(fade.profile). Version 6 adds the statistics and the hybrid; version 7 the
+frames archive (its container is read and written by fade.frames). Archives
+of versions 1 to 6 still decode. All integers are little-endian.
 """
 
 from __future__ import annotations
@@ -27,22 +28,24 @@ from fade.errors import CorruptArchiveError, FadeError, FormatError
 from fade.profile import MACHINE_FIELDS, PROFILES, Machine
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
-VERSION = 6
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+VERSION = 7
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 
 # How the data is coded. Only "fade" runs the learned model; stored, deflate,
 # bzip2 and xz are the size floor (fade.floor), each a standard stream of the
 # stdlib codec; "floats" splits float tensors into exponent and sign/mantissa
 # streams (fade.floats) and is new in version 3; "statistics" codes the bytes
 # in file order with the context-mixing statistics alone (fade.statistics,
-# level fast), new in version 6.
+# level fast), new in version 6; "frames" holds an input cut into frames, each
+# an archive of one of the other methods (fade.frames), new in version 7.
 METHODS = {0: "stored", 1: "fade", 2: "deflate", 3: "bzip2", 4: "xz", 5: "floats",
-           6: "statistics"}
+           6: "statistics", 7: "frames"}
 LEARNED = "fade"
 FLOATS = "floats"
 STATISTICS = "statistics"
+FRAMES = "frames"
 # The version each method first appeared in.
-METHOD_SINCE = {"floats": 3, "statistics": 6}
+METHOD_SINCE = {"floats": 3, "statistics": 6, "frames": 7}
 
 # Fixed part of a learned ("fade") archive's header: (field, struct code), in
 # file order. docs/format.md has the same table; tests/test_format.py keeps
@@ -466,6 +469,8 @@ def unpack(blob: bytes) -> tuple[AnyHeader, bytes]:
                           f"(this fade reads versions {', '.join(map(str, READABLE_VERSIONS))}); "
                           "upgrade fade")
     method = method_of(blob)
+    if method == FRAMES:
+        raise FormatError("a frames archive has no single header (fade.frames reads it)")
     if method != LEARNED:
         if len(blob) < _COMPACT.size:
             raise CorruptArchiveError("archive is truncated (incomplete header)")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import io
 import os
 import platform
 import time
@@ -45,7 +46,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from fade import __version__  # noqa: E402
-from fade import floats, floor, statistics  # noqa: E402
+from fade import floats, floor, frames, statistics  # noqa: E402
 from fade import profile as profiles  # noqa: E402
 from fade.archive import (COMPACT_OVERHEAD, FLOATS, LEARNED, METHODS, STATISTICS,  # noqa: E402
                           AnyHeader, CompactHeader, FloatHeader, Header, StatisticsHeader, pack,
@@ -666,8 +667,11 @@ def _compress_learned(data: bytes, model: ModelConfig, preset_name: str, batch: 
     return pack(header, b"".join(payloads))
 
 
-def read_header(archive: bytes) -> AnyHeader:
-    """Parse and check an archive's header (and a learned one's payload checksum)."""
+def read_header(archive: bytes) -> AnyHeader | frames.FramesHeader:
+    """Parse and check an archive's header (and a learned one's payload
+    checksum); a frames archive's index."""
+    if frames.is_frames(archive):
+        return frames.read_index(io.BytesIO(archive))
     return unpack(archive)[0]
 
 
@@ -691,7 +695,11 @@ def check_archive(archive: bytes, memory_limit: int | None = None,
     count against `max_threads` (default `config.thread_limit` of this
     machine), and its numeric profile against this machine and process on
     `device` (`check_replay`). Returns `model_header(archive)`; builds and
-    allocates nothing."""
+    allocates nothing. A frames archive: its index (each frame is checked
+    as it is decoded)."""
+    if frames.is_frames(archive):
+        frames.read_index(io.BytesIO(archive))
+        return None
     return _checked_model_header(*unpack(archive), memory_limit, max_threads, device)
 
 
@@ -740,6 +748,13 @@ def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | Non
     any number decodes any archive. Nothing is built before the checks of
     `check_archive` pass (with `memory_limit` and `max_threads`)."""
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
+    if frames.is_frames(archive):
+        parts: list[bytes] = []
+        frames.decompress_stream(
+            io.BytesIO(archive), parts.append, device=device, coder_threads=coder_threads,
+            memory_limit=memory_limit, max_threads=max_threads,
+            progress=None if progress is None else (lambda done, bits: progress(done, 0, 0.0)))
+        return b"".join(parts)
     header, payload = unpack(archive)
     _checked_model_header(header, payload, memory_limit, max_threads, device)
     return _decode(header, payload, device, progress, coder_threads, profile)

@@ -56,8 +56,10 @@ Examples:
 A fade SPEC is [PRESET][:]OPTION=VALUE,... with options level (fast: the
 statistics alone; default: the hybrid), method (auto, or fade to force the
 learned archive), batch (sub-streams), device (auto, cpu or cuda), threads
-(torch CPU threads) and native (1: the native numeric profile, `--native`),
-e.g. `balanced:batch=64`, `balanced:native=1`, `level=fast`,
+(torch CPU threads), native (1: the native numeric profile, `--native`),
+jobs (frames coded at once, `-T`; 0: one per core, the default) and frame
+(the frame size in bytes, `--frame-size`), e.g. `balanced:batch=64`, `balanced:native=1`, `level=fast`,
+`level=default,frame=1048576,jobs=2`,
 `balanced:level=default,method=fade`. A preset without a level is the
 network alone, as `fade compress --preset` gives. Without --fade, fade runs
 as `fade compress` does by default (level default).
@@ -66,12 +68,14 @@ as `fade compress` does by default (level default).
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import datetime
 import filecmp
 import functools
 import hashlib
 import importlib
+import io
 import json
 import os
 import platform
@@ -164,11 +168,11 @@ CLASSIC: dict[str, Compressor] = {
 # --fade options: name -> how to read its value.
 FADE_OPTIONS: dict[str, Callable[[str], object]] = {
     "level": str, "method": str, "batch": int, "device": str, "threads": int,
-    "native": lambda value: bool(int(value))}
+    "native": lambda value: bool(int(value)), "jobs": int, "frame": int}
 
 
 def parse_fade_spec(spec: str) -> Compressor:
-    """`[PRESET][:]level=L,method=M,batch=N,device=D,threads=N,native=0|1` -> a
+    """`[PRESET][:]level=L,method=M,batch=N,device=D,threads=N,native=0|1,jobs=N,frame=BYTES` -> a
     fade Compressor (syntax only; `check_fade` validates the values against the
     library)."""
     preset, _, rest = spec.partition(":")
@@ -192,7 +196,8 @@ def parse_fade_spec(spec: str) -> Compressor:
     params = (("preset", preset or None), ("level", options.get("level")),
               ("method", options.get("method", "auto")), ("batch", options.get("batch")),
               ("device", options.get("device", "auto")), ("threads", options.get("threads")),
-              ("native", options.get("native", False)))
+              ("native", options.get("native", False)), ("jobs", options.get("jobs")),
+              ("frame", options.get("frame")))
     return Compressor(name, "fade", codec="fade", params=params)
 
 
@@ -219,6 +224,15 @@ def check_fade(compressor: Compressor) -> None:
         raise ValueError("fade batch must be at least 1")
     if params["threads"] is not None and not 1 <= params["threads"] <= MAX_THREADS:
         raise ValueError(f"fade threads must be between 1 and {MAX_THREADS}")
+    if params.get("jobs") is not None and params["jobs"] < 0:
+        raise ValueError("fade jobs must be 0 (one per core) or more")
+    if params.get("frame") is not None:
+        from fade.frames import check_frame_size
+
+        try:
+            check_frame_size(params["frame"])
+        except fade.FadeError as error:
+            raise ValueError(str(error)) from None
     try:
         resolve_device(params["device"])
     except fade.FadeError as error:
@@ -321,23 +335,37 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
     import torch
 
     import fade
+    from fade import frames
     from fade.archive import CompactHeader, StatisticsHeader
     from fade.codec import decode_device, device_name, resolve_device
 
+    jobs = params.get("jobs") or frames.default_jobs()
     if operation == "compress":
         device = resolve_device(params["device"])
+        options = dict(preset_name=params["preset"], level=params["level"],
+                       method=params["method"], batch_size=params["batch"], device=device.type,
+                       threads=params["threads"], native=params.get("native", False))
 
-        def call() -> bytes:
-            return fade.compress(data, preset_name=params["preset"], level=params["level"],
-                                 method=params["method"], batch_size=params["batch"],
-                                 device=device.type, threads=params["threads"],
-                                 native=params.get("native", False))
+        def call() -> bytes:  # as `fade compress`: frames above the frame size
+            out = io.BytesIO()
+            fade.compress_stream(io.BytesIO(data), out.write, jobs=jobs,
+                                 frame_size=params.get("frame") or frames.DEFAULT_FRAME_SIZE,
+                                 **options)
+            return out.getvalue()
     else:
         header = fade.read_header(data)
-        device = decode_device(header, params["device"])
+        first = header.frames[0] if isinstance(header, frames.FramesHeader) else None
+        device = decode_device(header if first is None else fade.read_header(
+            data[first.archive_offset:first.archive_offset + first.archive_size]),
+            params["device"])
 
         def call() -> bytes:
-            return fade.decompress(data, device=device.type)
+            if first is None:
+                return fade.decompress(data, device=device.type)
+            parts: list[bytes] = []
+            fade.decompress_stream(io.BytesIO(data), parts.append, jobs=jobs,
+                                   device=device.type)
+            return b"".join(parts)
     if device.type == "cuda":
         torch.zeros(1, device=device)  # create the CUDA context outside the timing
         torch.cuda.reset_peak_memory_stats(device)
@@ -348,7 +376,12 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
         gpu_peak = torch.cuda.max_memory_allocated(device) / MIB
     if operation == "compress":
         header = fade.read_header(output)
-    if isinstance(header, CompactHeader):  # the size floor stood in for the model
+    if isinstance(header, frames.FramesHeader):
+        kinds = collections.Counter(frame.method for frame in header.frames)
+        details = (f"{len(header.frames)} frames of {header.frame_size} B ("
+                   + ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+                   + f"), {jobs} jobs")
+    elif isinstance(header, CompactHeader):  # the size floor stood in for the model
         details = f"{header.method} (size floor)"
     elif isinstance(header, StatisticsHeader):
         details = f"statistics, 2^{header.statistics.table_bits} slots"

@@ -32,6 +32,7 @@ BF16 = (WAVE.view(np.uint32) >> 16).astype("<u2").tobytes()
 NPY = io.BytesIO()
 np.save(NPY, WAVE)
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
+FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
     "tiny": (TEXT, dict(SETTINGS, method="fade", groups=1)),
     # Three groups of 3, 3 and 2 sub-streams: one payload each (format v4).
@@ -46,6 +47,9 @@ ARCHIVES = {
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),
+    # Three frames of at most 4 KiB (format v7): text, random bytes (stored by
+    # the size floor), text; level fast, so the same bytes on every machine.
+    "frames": (FRAMED, dict(level="fast", frame_size=4096)),
 }
 
 
@@ -56,7 +60,12 @@ def main() -> None:
             continue
         stem = GOLDEN / f"v{VERSION}-{name}"
         stem.with_suffix(".input").write_bytes(data)
-        stem.with_suffix(".fade").write_bytes(fade.compress(data, **settings))
+        if "frame_size" in settings:
+            out = io.BytesIO()
+            fade.compress_stream(io.BytesIO(data), out.write, **settings)
+            stem.with_suffix(".fade").write_bytes(out.getvalue())
+        else:
+            stem.with_suffix(".fade").write_bytes(fade.compress(data, **settings))
 
 
 if __name__ == "__main__":

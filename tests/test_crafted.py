@@ -4,6 +4,7 @@ checks stand between the decoder and the value. Each must decode exactly or
 fail with one line, non-zero status, no output and no traceback, and no
 crafted archive may run much longer than the honest one it came from."""
 
+import io
 import math
 import resource
 import struct
@@ -15,7 +16,7 @@ import pytest
 
 import fade
 from cli.main import main
-from fade import archive
+from fade import archive, frames
 from fade.config import DEFAULT_MEMORY_LIMIT, ModelConfig
 
 from conftest import corpus_file, fade_command, fade_env, one_error_line
@@ -91,7 +92,44 @@ def craft_float(blob: bytes, crc_at: int, offset: int, code: str, value) -> byte
 @pytest.fixture(scope="module")
 def originals():
     text = corpus_file("alice29.txt").read_bytes()
-    return {"text": text[:600], "map": corpus_file("mapsdatazrh").read_bytes()[:2048]}
+    return {"text": text[:600], "map": corpus_file("mapsdatazrh").read_bytes()[:2048],
+            "frames": text[:3 * 4096 - 1000]}
+
+
+def framed(data: bytes) -> bytes:
+    """Frames of 4 KiB, level fast."""
+    out = io.BytesIO()
+    fade.compress_stream(io.BytesIO(data), out.write, frame_size=4096, level="fast")
+    return out.getvalue()
+
+
+def frames_fields(blob: bytes):
+    """(name, offset, code, crc_from, crc_at) of every numeric field of a
+    frames archive (head, each record, the index and its rows, the footer),
+    with the CRC that covers it (crc_at None: the footer has none)."""
+    header = fade.read_header(blob)
+    fields = []
+
+    def add(prefix: str, layout, start: int, crc_from: int, crc_at: int | None) -> None:
+        offset = start
+        for name, code in layout:
+            if not code.endswith("s") and not name.endswith("crc32"):
+                fields.append((f"{prefix}{name}", offset, code, crc_from, crc_at))
+            offset += struct.calcsize("<" + code)
+
+    add("", frames.HEAD_FIELDS, 0, 0, 29)
+    for frame in header.frames:
+        start = frame.archive_offset - 45
+        add(f"frame[{frame.number}].", frames.RECORD_FIELDS, start, start, start + 41)
+    index_size = struct.unpack_from("<Q", blob, len(blob) - 16)[0]
+    index = len(blob) - 16 - index_size
+    index_crc = len(blob) - 16 - 4
+    add("index.", frames.INDEX_FIELDS, index, index, index_crc)
+    for row in range(len(header.frames)):
+        add(f"row[{row}].", frames.INDEX_ROW_FIELDS, index + 9 + 33 * row, index, index_crc)
+    add("index.", frames.INDEX_END_FIELDS, index_crc - 48, index, index_crc)
+    add("footer.", frames.FOOTER_FIELDS, len(blob) - 16, 0, None)
+    return fields
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +144,7 @@ def honest(originals):
                                  threads=1, method="fade", level="default"), originals["text"]),
         "statistics": (fade.compress(originals["text"], level="fast"), originals["text"]),
         "deflate": (fade.compress(originals["text"], method="deflate"), originals["text"]),
+        "frames": (framed(originals["frames"]), originals["frames"]),
         "stored": (fade.compress(originals["text"], method="stored"), originals["text"]),
     }
     seconds = {}
@@ -117,14 +156,14 @@ def honest(originals):
 
 
 def decode_crafted(tmp_path, capsys, crafted: bytes, original: bytes, label: str) -> float:
-    """`fade decompress` (main(), in this process) of one crafted archive:
-    an exact decode, or one error line with nothing left behind."""
+    """`fade decompress -T 1` (main(), in this process) of one crafted
+    archive: an exact decode, or one error line with nothing left behind."""
     work = tmp_path / label.replace(" ", "_").replace("[", "").replace("]", "")
     work.mkdir()
     (work / "a.fade").write_bytes(crafted)
     capsys.readouterr()
     start = time.perf_counter()
-    status = main(["decompress", str(work / "a.fade")])
+    status = main(["decompress", "-T", "1", str(work / "a.fade")])
     seconds = time.perf_counter() - start
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
@@ -202,6 +241,24 @@ def test_every_compact_field_at_its_boundaries(tmp_path, capsys, honest):
                     cases.append((f"{kind} {name}={value}", bytes(crafted)))
             offset += struct.calcsize("<" + code)
         check_all(tmp_path, capsys, cases, original, max(seconds, 0.05))
+
+
+def test_every_frames_field_at_its_boundaries(tmp_path, capsys, honest):
+    """Head, records, index rows and footer of a three-frame archive, each
+    field at its boundaries with its CRC recomputed: decoded with one job
+    (the checks are the same with more)."""
+    (blob, original), seconds = honest[0]["frames"], honest[1]["frames"]
+    fields = frames_fields(blob)
+    assert len(fields) == 4 + 3 * 4 + 1 + 3 * 5 + 1 + 1  # head, records, index, rows, end, footer
+    cases = []
+    for name, offset, code, crc_from, crc_at in fields:
+        for value in boundary_values(code):
+            crafted = bytearray(blob)
+            struct.pack_into("<" + code, crafted, offset, value)
+            if crc_at is not None:
+                struct.pack_into("<I", crafted, crc_at, zlib.crc32(crafted[crc_from:crc_at]))
+            cases.append((f"{name}={value}", bytes(crafted)))
+    check_all(tmp_path, capsys, cases, original, max(seconds, 0.2))
 
 
 @pytest.mark.parametrize("sizes, reason", [

@@ -1,0 +1,69 @@
+"""The cost of frames: one input compressed at several frame sizes, side by side.
+
+    python scripts/frame_sweep.py FILE [--level fast] [--preset P] \\
+        [--frame-sizes 512K,1M,2M,4M] [--jobs N]
+
+For each frame size (and the whole input as one frame) prints the archive
+size, its cost against one frame, the number of frames (the work that can
+run in parallel) and the compression time with N jobs; the round trip of
+each archive is checked in this process. Run it alone on the machine: the
+times are of one run each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import fade  # noqa: E402  (first: it sets what torch reads when it loads)
+from fade import frames  # noqa: E402
+
+UNITS = {"K": 10, "M": 20, "G": 30}
+
+
+def size(text: str) -> int:
+    text = text.strip().upper()
+    return int(float(text[:-1]) * (1 << UNITS[text[-1]])) if text[-1] in UNITS else int(text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--level", default=None)
+    parser.add_argument("--preset", default=None)
+    parser.add_argument("--frame-sizes", default="512K,1M,2M,4M")
+    parser.add_argument("--jobs", type=int, default=0, help="0: one per core")
+    args = parser.parse_args()
+    data = args.file.read_bytes()
+    jobs = args.jobs or frames.default_jobs()
+    sizes = [size(s) for s in args.frame_sizes.split(",")] + [max(len(data), 4096)]
+    print(f"{args.file} ({len(data):,} bytes), level {args.level}, preset {args.preset}, "
+          f"{jobs} jobs")
+    print("| frame size | frames | archive bytes | vs one frame | bits/byte | compress s |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    for frame_size in sizes:
+        out = io.BytesIO()
+        start = time.perf_counter()
+        fade.compress_stream(io.BytesIO(data), out.write, frame_size=frame_size, jobs=jobs,
+                             level=args.level, preset_name=args.preset)
+        seconds = time.perf_counter() - start
+        blob = out.getvalue()
+        assert fade.decompress(blob) == data, frame_size
+        count = -(-len(data) // frame_size)
+        rows.append((frame_size, count, len(blob), seconds))
+    whole = rows[-1][2]
+    for frame_size, count, packed, seconds in rows:
+        label = "whole" if frame_size == sizes[-1] else f"{frame_size:,}"
+        print(f"| {label} | {count} | {packed:,} | {100 * (packed / whole - 1):+.2f}% | "
+              f"{8 * packed / len(data):.3f} | {seconds:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
