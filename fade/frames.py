@@ -203,6 +203,9 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     offset = 0
     with FramePool(jobs, "compress", options) as pool:
         for data, archive in pool.run(inputs(), progress):
+            if len(archive) > max_archive_size(len(data)):  # never: no method costs so much
+                raise FadeError(f"frame {len(frames)}: its archive is larger than the format "
+                                "allows")
             digest.update(data)
             frame = Frame(len(frames), offset, len(data), written + _RECORD.size, len(archive),
                           method_of(archive))
@@ -321,8 +324,20 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
     the index and the whole original's SHA-256 are checked at the end (an
     error there comes after the frames before it were written). `check(archive)`
     runs on each frame's archive before it is decoded; `options` go to
-    `fade.decompress`. Returns the original's size."""
-    frame_size, archive_id = _unpack_head(read_exactly(source, _HEAD.size))
+    `fade.decompress`. Returns the original's size. Any other archive (what
+    `compress_stream` writes for at most one frame) is decoded whole."""
+    import fade
+
+    head = read_exactly(source, _HEAD.size)
+    if not is_frames(head):
+        archive = head + source.read()
+        if check is not None:
+            check(archive)
+        data = fade.decompress(archive, progress=None if progress is None else (
+            lambda done, total, bits: progress(done, bits)), **options)
+        sink(data)
+        return len(data)
+    frame_size, archive_id = _unpack_head(head)
     frames: list[Frame] = []
     digest = hashlib.sha256()
     state = {"offset": 0, "position": _HEAD.size, "index": None}

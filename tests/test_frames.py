@@ -41,8 +41,13 @@ def test_a_frames_archive_round_trips_and_lists_its_frames():
     methods = {f.method for f in header.frames}  # text; noise; the edges between: deflate
     assert {"statistics", "stored"} <= methods <= {"statistics", "stored", "deflate"}
     assert fade.decompress(blob) == data
-    # At most one frame: a plain archive, exactly what fade.compress writes.
-    assert _framed(data[:FRAME], level="fast") == fade.compress(data[:FRAME], level="fast")
+    # At most one frame: a plain archive, exactly what fade.compress writes,
+    # which decompress_stream decodes too.
+    single = _framed(data[:FRAME], level="fast")
+    assert single == fade.compress(data[:FRAME], level="fast")
+    parts = []
+    assert frames.decompress_stream(io.BytesIO(single), parts.append) == FRAME
+    assert b"".join(parts) == data[:FRAME]
     # Independent frames cost some ratio, but not much at these sizes.
     whole = fade.compress(data, level="fast")
     assert len(whole) < len(blob) < 1.6 * len(whole)
