@@ -73,6 +73,7 @@ class Options:
     profile: str | None  # where per-step timings go ("-": stderr)
     memory_limit: int | None  # bytes a model may need (None: fade's default)
     jobs: int = 1  # frames coded at once (fade.frames)
+    ray: str | None = None  # a Ray cluster's address: frames become its tasks (fade.cluster)
     stdin_name: str = "stdin"  # what messages call standard input
 
     def name(self, path: str) -> str:
@@ -382,6 +383,11 @@ def _common(func):
                      help="Frames coded at once, each by its own process on one thread "
                           "(0: one per core); changes speed and memory, never the archive "
                           "[default: 0].", show_default=False),
+        click.option("--ray", "ray_address", metavar="ADDRESS", default=None,
+                     help="Code frames as tasks of the Ray cluster at ADDRESS ('auto': the "
+                          "one this machine belongs to; 'local': a new one here) instead of "
+                          "-T local processes; the same archive (needs fade[ray]).",
+                     callback=lambda ctx, param, value: value or None),
         click.option("--memory-limit", type=ByteSize(), default=None,
                      help="Most memory a model may need (e.g. 16G); a larger one is refused "
                           f"before it is built [default: {format_bytes(DEFAULT_MEMORY_LIMIT)}]."),
@@ -392,11 +398,12 @@ def _common(func):
 
 
 def _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, jobs, memory_limit, stdin_name: str = "stdin") -> Options:
+             profile, jobs, ray_address, memory_limit, stdin_name: str = "stdin") -> Options:
     return Options(output=output, stdout=to_stdout, force=force, remove_input=not keep,
                    verbosity=max(0, 1 + verbose - quiet), device=device,
                    coder_threads=coder_threads, profile=profile, memory_limit=memory_limit,
                    jobs=1 if profile else (jobs or frames.default_jobs()),
+                   ray=None if profile else ray_address,
                    stdin_name=stdin_name)
 
 
@@ -480,13 +487,13 @@ def fade_cli():
                    "coded in parallel (-T) and in bounded memory; recorded "
                    f"[default: {format_bytes(frames.DEFAULT_FRAME_SIZE)}].")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, jobs, memory_limit, level, preset, batch_size, threads, method, dtype,
+             profile, jobs, ray_address, memory_limit, level, preset, batch_size, threads, method, dtype,
              float_mode, float_codec, groups, native, frame_size):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     runs_network = level is None or LEVELS[level].preset is not None
     network_preset = preset or (LEVELS[level].preset if level else None) or DEFAULT_PRESET
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-                    profile, jobs, memory_limit)
+                    profile, jobs, ray_address, memory_limit)
     try:
         frames.check_frame_size(frame_size)
     except fade.FadeError as error:
@@ -514,8 +521,10 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
                     _say(f"{name}: note: {found[0]} float tensors found; the model codes them "
                          "at KB/s, --floats fast at hundreds of MB/s (larger archive)")
             if opts.verbosity > 1 and framed:
-                _say(f"{name}: frames of {format_bytes(frame_size)}, {opts.jobs} at a time, "
-                     "one thread each; settings of the first:")
+                where = f"as tasks of the Ray cluster {opts.ray}" if opts.ray else \
+                    f"{opts.jobs} at a time"
+                _say(f"{name}: frames of {format_bytes(frame_size)}, {where}, one thread each; "
+                     "settings of the first:")
             if opts.verbosity > 1 and not runs_network:
                 tables = format_bytes(LEVELS[level].statistics.memory_bytes(len(data)))
                 _say(f"{name}: compressing with the statistics alone (level {level}), "
@@ -538,6 +547,7 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
         timings = StepProfile(resolve_device(device)) if opts.profile else None
         try:
             frames.compress_stream(source, sink, frame_size=frame_size, jobs=opts.jobs,
+                                   ray=opts.ray,
                                    progress=lambda done, bits: bar(done, 0, bits),
                                    announce=announce, preset_name=preset,
                                    batch_size=batch_size, device=device, threads=threads,
@@ -565,10 +575,11 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
               help="Decode only bytes START:END of the original (END excluded; either may "
                    "be left out), reading only the frames that hold them; needs -c or -o.")
 def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-               profile, jobs, memory_limit, max_threads, display_name, byte_range):
+               profile, jobs, ray_address, memory_limit, max_threads, display_name,
+               byte_range):
     """Decompress FILES.fade (each to FILE; '-' or none: stdin). No model flags needed."""
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-                    profile, jobs, memory_limit, display_name or "stdin")
+                    profile, jobs, ray_address, memory_limit, display_name or "stdin")
     if byte_range is not None and not (to_stdout or output):
         raise click.UsageError("--range needs -c or -o (the output is part of the original)")
     options = dict(device=device, coder_threads=coder_threads, memory_limit=opts.memory_limit,
@@ -595,6 +606,7 @@ def decompress(files, output, to_stdout, force, keep, quiet, verbose, device, co
             bar = make_bar(total)
             try:
                 frames.decompress_stream(_Prefixed(prefix, source), sink, jobs=opts.jobs,
+                                         ray=opts.ray,
                                          progress=lambda done, bits: bar(done, 0, bits),
                                          check=_frame_check, **options)
             finally:

@@ -162,12 +162,15 @@ def _pack_index(frames: list[Frame], total: int, digest: bytes, archive_id: byte
 
 def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
                     frame_size: int = DEFAULT_FRAME_SIZE, jobs: int = 1,
+                    ray: str | None = None,
                     progress: Callable[[int, float | None], None] | None = None,
                     announce: Callable[[bytes, bool], None] | None = None, **options) -> int:
     """Compress `source` into `sink`, frame by frame; returns the input's size.
 
     `options` go to `fade.compress` for each frame (its `threads` default to
-    one per frame where there is more than one frame). `progress(bytes_done,
+    one per frame where there is more than one frame). Frames are coded by
+    `jobs` local processes, or with `ray` (a cluster address) as Ray tasks
+    (`fade.cluster`); the archive is the same. `progress(bytes_done,
     bits)` is called as frames advance (bits: the code length so far, where
     known, else None); `announce(first_frame, framed)` once before
     any coding. Nothing is written before the first frame has been read, and
@@ -201,7 +204,7 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
             yield chunk
 
     offset = 0
-    with FramePool(jobs, "compress", options) as pool:
+    with frame_pool("compress", options, jobs, ray) as pool:
         for data, archive in pool.run(inputs(), progress):
             if len(archive) > max_archive_size(len(data)):  # never: no method costs so much
                 raise FadeError(f"frame {len(frames)}: its archive is larger than the format "
@@ -317,13 +320,15 @@ def is_frames(prefix: bytes) -> bool:
 
 
 def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: int = 1,
+                      ray: str | None = None,
                       progress: Callable[[int, float | None], None] | None = None,
                       check: Callable[[bytes], object] | None = None, **options) -> int:
     """Decode a frames archive from `source` into `sink`, frame by frame,
     each checked against its record before it is decoded and verified after;
     the index and the whole original's SHA-256 are checked at the end (an
     error there comes after the frames before it were written). `check(archive)`
-    runs on each frame's archive before it is decoded; `options` go to
+    runs on each frame's archive before it is decoded; `jobs` and `ray` as
+    for `compress_stream`; `options` go to
     `fade.decompress`. Returns the original's size. Any other archive (what
     `compress_stream` writes for at most one frame) is decoded whole."""
     import fade
@@ -365,7 +370,7 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
             state["position"] += _RECORD.size + frame.archive_size
             yield archive
 
-    with FramePool(jobs, "decompress", options) as pool:
+    with frame_pool("decompress", options, jobs, ray) as pool:
         for archive, data in pool.run(inputs(), progress):
             digest.update(data)
             sink(data)
@@ -486,7 +491,8 @@ def _code_frame(kind: str, number: int, payload: bytes, options: dict,
 class FramePool:
     """Codes frames in order: in this process (`jobs` 1) or in `jobs` worker
     processes (spawned: no state shared with this one), with at most
-    QUEUE_PER_JOB frames waiting per worker, so memory stays bounded."""
+    QUEUE_PER_JOB frames waiting per worker, so memory stays bounded.
+    `fade.cluster.RayPool` runs the same frames as Ray tasks."""
 
     def __init__(self, jobs: int, kind: str, options: dict):
         self.jobs, self.kind, self.options = max(1, jobs), kind, options
@@ -502,13 +508,18 @@ class FramePool:
                 self.jobs, mp_context=context, initializer=_worker_start,
                 initargs=(self._queue,))
 
+    @property
+    def window(self) -> int:
+        """Frames submitted and not yet given out, at most."""
+        return self.jobs * (1 + QUEUE_PER_JOB)
+
     def run(self, payloads: Iterable[bytes],
             progress: Callable[[int, float | None], None] | None) -> Iterator[tuple[bytes, bytes]]:
         """(payload, result) for each payload, in order. If `payloads` fails,
         the frames before the failure are still coded and given out first."""
         self._progress = progress
         source = enumerate(payloads)
-        if self._pool is None:
+        if not self._parallel():
             for number, payload in source:
                 status, *result = _code_frame(
                     self.kind, number, payload, self.options,
@@ -525,13 +536,20 @@ class FramePool:
                 while waiting:
                     yield self._wait(*waiting.popleft())
                 raise
-            waiting.append((number, payload, self._pool.submit(
-                _code_frame, self.kind, number, payload, self.options)))
-            while waiting and (len(waiting) >= self.jobs * (1 + QUEUE_PER_JOB)
-                               or waiting[0][2].done()):
+            waiting.append((number, payload, self._submit(number, payload)))
+            while waiting and (len(waiting) >= self.window or self._ready(waiting[0][2])):
                 yield self._wait(*waiting.popleft())
         while waiting:
             yield self._wait(*waiting.popleft())
+
+    def _parallel(self) -> bool:
+        return self._pool is not None
+
+    def _submit(self, number: int, payload: bytes):
+        return self._pool.submit(_code_frame, self.kind, number, payload, self.options)
+
+    def _ready(self, pending) -> bool:
+        return pending.done()
 
     def _report(self, number: int, done: int) -> None:
         if number < self._completed:  # a late report of a frame already counted
@@ -589,3 +607,13 @@ class FramePool:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def frame_pool(kind: str, options: dict, jobs: int = 1, ray: str | None = None) -> FramePool:
+    """The local pool of `jobs` processes, or with `ray` (a cluster address,
+    "auto" for the one this machine belongs to) one of Ray tasks."""
+    if ray is None:
+        return FramePool(jobs, kind, options)
+    from fade.cluster import RayPool
+
+    return RayPool(ray, kind, options)

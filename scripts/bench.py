@@ -57,9 +57,11 @@ A fade SPEC is [PRESET][:]OPTION=VALUE,... with options level (fast: the
 statistics alone; default: the hybrid), method (auto, or fade to force the
 learned archive), batch (sub-streams), device (auto, cpu or cuda), threads
 (torch CPU threads), native (1: the native numeric profile, `--native`),
-jobs (frames coded at once, `-T`; 0: one per core, the default) and frame
-(the frame size in bytes, `--frame-size`), e.g. `balanced:batch=64`, `balanced:native=1`, `level=fast`,
-`level=default,frame=1048576,jobs=2`,
+jobs (frames coded at once, `-T`; 0: one per core, the default), frame
+(the frame size in bytes, `--frame-size`) and ray (frames as tasks of the
+Ray cluster at this address, `--ray`; instead of jobs), e.g.
+`balanced:batch=64`, `balanced:native=1`, `level=fast`,
+`level=default,frame=1048576,jobs=2`, `level=fast,frame=1048576,ray=auto`,
 `balanced:level=default,method=fade`. A preset without a level is the
 network alone, as `fade compress --preset` gives. Without --fade, fade runs
 as `fade compress` does by default (level default).
@@ -168,11 +170,11 @@ CLASSIC: dict[str, Compressor] = {
 # --fade options: name -> how to read its value.
 FADE_OPTIONS: dict[str, Callable[[str], object]] = {
     "level": str, "method": str, "batch": int, "device": str, "threads": int,
-    "native": lambda value: bool(int(value)), "jobs": int, "frame": int}
+    "native": lambda value: bool(int(value)), "jobs": int, "frame": int, "ray": str}
 
 
 def parse_fade_spec(spec: str) -> Compressor:
-    """`[PRESET][:]level=L,method=M,batch=N,device=D,threads=N,native=0|1,jobs=N,frame=BYTES` -> a
+    """`[PRESET][:]level=L,method=M,batch=N,device=D,threads=N,native=0|1,jobs=N,frame=BYTES,ray=ADDRESS` -> a
     fade Compressor (syntax only; `check_fade` validates the values against the
     library)."""
     preset, _, rest = spec.partition(":")
@@ -197,7 +199,7 @@ def parse_fade_spec(spec: str) -> Compressor:
               ("method", options.get("method", "auto")), ("batch", options.get("batch")),
               ("device", options.get("device", "auto")), ("threads", options.get("threads")),
               ("native", options.get("native", False)), ("jobs", options.get("jobs")),
-              ("frame", options.get("frame")))
+              ("frame", options.get("frame")), ("ray", options.get("ray")))
     return Compressor(name, "fade", codec="fade", params=params)
 
 
@@ -348,7 +350,7 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
 
         def call() -> bytes:  # as `fade compress`: frames above the frame size
             out = io.BytesIO()
-            fade.compress_stream(io.BytesIO(data), out.write, jobs=jobs,
+            fade.compress_stream(io.BytesIO(data), out.write, jobs=jobs, ray=params.get("ray"),
                                  frame_size=params.get("frame") or frames.DEFAULT_FRAME_SIZE,
                                  **options)
             return out.getvalue()
@@ -364,7 +366,7 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
                 return fade.decompress(data, device=device.type)
             parts: list[bytes] = []
             fade.decompress_stream(io.BytesIO(data), parts.append, jobs=jobs,
-                                   device=device.type)
+                                   ray=params.get("ray"), device=device.type)
             return b"".join(parts)
     if device.type == "cuda":
         torch.zeros(1, device=device)  # create the CUDA context outside the timing
@@ -380,7 +382,7 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
         kinds = collections.Counter(frame.method for frame in header.frames)
         details = (f"{len(header.frames)} frames of {header.frame_size} B ("
                    + ", ".join(f"{count} {kind}" for kind, count in kinds.items())
-                   + f"), {jobs} jobs")
+                   + (f"), Ray {params['ray']}" if params.get("ray") else f"), {jobs} jobs"))
     elif isinstance(header, CompactHeader):  # the size floor stood in for the model
         details = f"{header.method} (size floor)"
     elif isinstance(header, StatisticsHeader):
