@@ -27,11 +27,23 @@ INCOMPRESSIBLE_ENTROPY = 7.9
 INCOMPRESSIBLE_SAVING = 0.02
 
 _XZ_PRESET = 9 | lzma.PRESET_EXTREME
+_XZ_DICTIONARY = 64 << 20  # the preset's own dictionary
+
+
+def _xz(data: bytes) -> bytes:
+    """xz -9e with a dictionary no larger than the data needs (a power of
+    two, at least 4 KiB): the same matches, and ~100 MiB less memory for a
+    frame of a few MiB (the preset's 64 MiB dictionary sizes its match finder)."""
+    dictionary = min(_XZ_DICTIONARY, max(4096, 1 << max(len(data) - 1, 1).bit_length()))
+    filters = [{"id": lzma.FILTER_LZMA2, "preset": _XZ_PRESET, "dict_size": dictionary}]
+    return lzma.compress(data, format=lzma.FORMAT_XZ, filters=filters)
+
+
 _ENCODERS = {
     "stored": lambda data: data,
     "deflate": lambda data: zlib.compress(data, 9),
     "bzip2": lambda data: bz2.compress(data, 9),
-    "xz": lambda data: lzma.compress(data, format=lzma.FORMAT_XZ, preset=_XZ_PRESET),
+    "xz": _xz,
 }
 # Streaming decompressors, so that a damaged or hostile archive cannot make
 # fade inflate more than the original size it declares.

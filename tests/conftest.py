@@ -92,3 +92,23 @@ def decodes_here(blob: bytes, original: bytes) -> None:
                 "computes different probabilities than the encoding one")
             assert header.device_name != device_name(__import__("torch").device("cpu")) \
                 or "capability" in line, line
+
+
+HYBRID_FRAME = 4096
+
+
+@pytest.fixture(scope="session")
+def hybrid_frames() -> tuple[bytes, dict, bytes]:
+    """(input, settings, archive): three frames of alice29.txt coded by the
+    hybrid (the tiny network and the statistics) in this process, the
+    archive that -T (test_frames) and Ray (test_ray) must reproduce."""
+    import io
+
+    from fade import frames
+
+    data = corpus_file("alice29.txt").read_bytes()[:3 * HYBRID_FRAME - 100]
+    settings = dict(level="default", preset_name="tiny", method="fade")
+    out = io.BytesIO()
+    frames.compress_stream(io.BytesIO(data), out.write, frame_size=HYBRID_FRAME, jobs=1,
+                           **settings)
+    return data, settings, out.getvalue()

@@ -53,13 +53,11 @@ def test_a_frames_archive_round_trips_and_lists_its_frames():
     assert len(whole) < len(blob) < 1.6 * len(whole)
 
 
-def test_the_archive_is_the_same_for_any_number_of_jobs():
+def test_the_archive_is_the_same_for_any_number_of_jobs(hybrid_frames):
     """Each frame is coded on one thread whatever -T is, so worker processes
     (spawned, one frame each at a time) write the same bytes as one process;
     here with the hybrid (the tiny network and the statistics)."""
-    data = corpus_file("alice29.txt").read_bytes()[:3 * FRAME - 100]
-    settings = dict(level="default", preset_name="tiny", method="fade")
-    one = _framed(data, jobs=1, **settings)
+    data, settings, one = hybrid_frames
     assert _framed(data, jobs=2, **settings) == one
     header = fade.read_header(one)
     assert len(header.frames) == 3
