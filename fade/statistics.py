@@ -30,7 +30,8 @@ Two ways to drive it share one per-bit predictor and one update:
   disturbed by the other streams between a stream's own visits (FACTS.md),
   the keyed contexts keep it.
 
-Cost: 2-5 us per byte and stream on one core, whatever the stream count;
+Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
+that), whatever the stream count;
 tables take `table_bytes(bits)` (64 bytes a slot: one cache line).
 The first call in a process compiles the loops (seconds) or loads them from
 numba's cache beside this file.

@@ -206,7 +206,8 @@ def test_statistics_archive_damage_is_one_line(tmp_path):
     table = archive.COMPACT_OVERHEAD
     bad_bits = bytearray(blob)
     bad_bits[table] = 30  # table_bits outside 10..26, header CRC recomputed
-    struct.pack_into("<I", bad_bits, table + 9, zlib.crc32(bytes(bad_bits[:table + 9])))
+    crc_at = table + struct.calcsize("<" + "".join(code for _, code in archive.STATISTICS_FIELDS))
+    struct.pack_into("<I", bad_bits, crc_at, zlib.crc32(bytes(bad_bits[:crc_at])))
     cases = {"t": blob[:-7], "c": blob[:40] + bytes([blob[40] ^ 1]) + blob[41:],
              "b": bytes(bad_bits)}
     reasons = {"t": "payload checksum", "c": "payload checksum", "b": "table_bits = 30"}
