@@ -1,4 +1,4 @@
-"""The .fade archive format, version 7 (specified in docs/format.md).
+"""The .fade archive format, version 8 (specified in docs/format.md).
 
 Every archive starts with the magic number, the format version and (from
 version 2 on) a method byte. Method `fade` is the learned model: a header
@@ -11,8 +11,10 @@ floor for inputs the model would not win on) have a 23-byte header with the
 original size and its CRC-32. Version 5 adds the numeric profile and the
 machine description a decoder checks before it replays the model
 (fade.profile). Version 6 adds the statistics and the hybrid; version 7 the
-frames archive (its container is read and written by fade.frames). Archives
-of versions 1 to 6 still decode. All integers are little-endian.
+frames archive (its container is read and written by fade.frames); version 8
+the statistics' model number (fade.statistics: model 1; older archives are
+model 0). Archives of versions 1 to 7 still decode. All integers are
+little-endian.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from fade.errors import CorruptArchiveError, FadeError, FormatError
 from fade.profile import MACHINE_FIELDS, PROFILES, Machine
 
 MAGIC = b"\x89FADE\r\n\x1a"  # non-ASCII first byte, CR LF and ^Z catch text-mode damage
-VERSION = 7
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+VERSION = 8
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 
 # How the data is coded. Only "fade" runs the learned model; stored, deflate,
 # bzip2 and xz are the size floor (fade.floor), each a standard stream of the
@@ -88,11 +90,14 @@ FIXED_FIELDS = [
     ("match_bits", "B"),
     ("mixer_rate", "H"),
     ("keyed", "B"),
+    ("statistics_model", "B"),  # StatisticsConfig.model (version 8; 0 before)
 ]
-FIXED_FIELDS_V5 = FIXED_FIELDS[:-5]
+FIXED_FIELDS_V7 = FIXED_FIELDS[:-1]
+FIXED_FIELDS_V5 = FIXED_FIELDS_V7[:-5]
 FIXED_FIELDS_V3 = FIXED_FIELDS_V5[:-2]
 FIXED_FIELDS_V1 = [field for field in FIXED_FIELDS_V3 if field[0] != "method"]
 _FIXED = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS))
+_FIXED_V7 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V7))
 _FIXED_V5 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V5))
 _FIXED_V3 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V3))
 _FIXED_V1 = struct.Struct("<" + "".join(code for _, code in FIXED_FIELDS_V1))
@@ -133,9 +138,12 @@ STATISTICS_FIELDS = [
     ("match_bits", "B"),
     ("mixer_rate", "H"),
     ("keyed", "B"),  # 0: one stream in file order
+    ("model", "B"),  # StatisticsConfig.model (version 8; 0 before)
     ("payload_crc32", "I"),
 ]
+STATISTICS_FIELDS_V7 = [field for field in STATISTICS_FIELDS if field[0] != "model"]
 _STATISTICS_TABLE = struct.Struct("<" + "".join(code for _, code in STATISTICS_FIELDS))
+_STATISTICS_TABLE_V7 = struct.Struct("<" + "".join(code for _, code in STATISTICS_FIELDS_V7))
 _FLOAT_TABLE = struct.Struct("<" + "".join(code for _, code in FLOAT_FIELDS))
 _SEGMENT = struct.Struct("<" + "".join(code for _, code in SEGMENT_FIELDS))
 FLOAT_MODES = {0: "fast", 1: "strong"}
@@ -233,7 +241,7 @@ class Header:
         flat["group_payload_sizes"] = ", ".join(map(str, self.group_payload_sizes)) or "none"
         del flat["statistics"]
         flat["coding"] = self.coding
-        flat.update(dataclasses.asdict(self.statistics or _NO_STATISTICS))
+        flat.update(_statistics_values(self.statistics or _NO_STATISTICS))
         for name in MACHINE_FIELDS:  # recorded as empty: no GPU, no MKL, before v5
             flat[name] = flat[name] or "none"
         flat.update(dataclasses.asdict(self.model))
@@ -348,11 +356,19 @@ def pack(header: Header, payload: bytes) -> bytes:
         threads=header.threads, groups=header.groups,
         schedule=_code(SCHEDULES, header.schedule, "schedule"),
         coding=_code(CODINGS, header.coding, "coding"),
-        **dataclasses.asdict(header.statistics or _NO_STATISTICS),
+        **_statistics_values(header.statistics or _NO_STATISTICS),
         **dataclasses.asdict(header.model),
     )
     head = _FIXED.pack(*(values[name] for name, _ in FIXED_FIELDS)) + strings + group_table
     return head + _U32.pack(zlib.crc32(head)) + payload
+
+
+def _statistics_values(config: StatisticsConfig) -> dict[str, int]:
+    """A learned header's statistics fields (the model's as statistics_model:
+    `model` is the network's there)."""
+    values = dataclasses.asdict(config)
+    values["statistics_model"] = values.pop("model")
+    return values
 
 
 def pack_compact(method: str, original: bytes, stream: bytes) -> bytes:
@@ -388,24 +404,30 @@ def pack_statistics(config: StatisticsConfig, original: bytes, stream: bytes) ->
     head = _COMPACT.pack(MAGIC, VERSION, _code(METHODS, STATISTICS, "method"), len(original),
                          zlib.crc32(original))
     head += _STATISTICS_TABLE.pack(config.table_bits, config.match_bits, config.mixer_rate,
-                                   int(config.keyed), zlib.crc32(stream))
+                                   int(config.keyed), config.model, zlib.crc32(stream))
     return head + _U32.pack(zlib.crc32(head)) + stream
 
 
 def _unpack_statistics(blob: bytes, version: int, size: int,
                        crc: int) -> tuple[StatisticsHeader, bytes]:
-    end = _COMPACT.size + _STATISTICS_TABLE.size
+    table = _STATISTICS_TABLE if version >= 8 else _STATISTICS_TABLE_V7
+    end = _COMPACT.size + table.size
     if len(blob) < end + _U32.size:
         raise CorruptArchiveError("archive is truncated (incomplete header)")
     if zlib.crc32(blob[:end]) != _U32.unpack_from(blob, end)[0]:
         raise CorruptArchiveError("header checksum mismatch (the archive is damaged)")
-    table_bits, match_bits, rate, keyed, payload_crc = _STATISTICS_TABLE.unpack_from(
-        blob, _COMPACT.size)
+    if version >= 8:
+        table_bits, match_bits, rate, keyed, model, payload_crc = table.unpack_from(
+            blob, _COMPACT.size)
+    else:  # versions 6 and 7: model 0, the only one there was
+        table_bits, match_bits, rate, keyed, payload_crc = table.unpack_from(blob, _COMPACT.size)
+        model = 0
     payload = blob[end + _U32.size:]
     if zlib.crc32(payload) != payload_crc:
         raise CorruptArchiveError("payload checksum mismatch (the archive is damaged)")
     try:
-        config = StatisticsConfig(table_bits, match_bits, rate, keyed).validate("header field")
+        config = StatisticsConfig(table_bits, match_bits, rate, keyed, model).validate(
+            "header field")
     except FadeError as error:
         raise FormatError(str(error)) from None
     if keyed:
@@ -516,7 +538,7 @@ def _check_domains(values: dict, groups: int, sizes: tuple[int, ...], coding: st
     size, batch, payload_size = values["original_size"], values["batch_size"], \
         values["payload_size"]
     if coding == NETWORK:
-        for name in ("table_bits", "match_bits", "mixer_rate", "keyed"):
+        for name in ("table_bits", "match_bits", "mixer_rate", "keyed", "statistics_model"):
             if values.get(name, 0):
                 raise _out_of_domain(name, values[name], "0 when the network codes alone")
     most = max_original_size(payload_size, groups, coding)
@@ -560,7 +582,8 @@ def method_of(blob: bytes) -> str:
 def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
     layout, fields = {1: (_FIXED_V1, FIXED_FIELDS_V1), 2: (_FIXED_V3, FIXED_FIELDS_V3),
                       3: (_FIXED_V3, FIXED_FIELDS_V3), 4: (_FIXED_V5, FIXED_FIELDS_V5),
-                      5: (_FIXED_V5, FIXED_FIELDS_V5)}.get(version, (_FIXED, FIXED_FIELDS))
+                      5: (_FIXED_V5, FIXED_FIELDS_V5), 6: (_FIXED_V7, FIXED_FIELDS_V7),
+                      7: (_FIXED_V7, FIXED_FIELDS_V7)}.get(version, (_FIXED, FIXED_FIELDS))
     if len(blob) < layout.size + _U32.size:
         raise CorruptArchiveError("archive is truncated (incomplete header)")
     values = dict(zip((name for name, _ in fields), layout.unpack_from(blob)))
@@ -641,6 +664,7 @@ def _statistics_of(values: dict) -> StatisticsConfig:
     """A hybrid header's statistics, checked against their domains."""
     try:
         return StatisticsConfig(values["table_bits"], values["match_bits"], values["mixer_rate"],
-                                bool(values["keyed"])).validate("header field")
+                                bool(values["keyed"]), values.get("statistics_model", 0)
+                                ).validate("header field")
     except FadeError as error:
         raise FormatError(str(error)) from None

@@ -11,6 +11,14 @@ and paq8 family, written anew: integer arithmetic only, squash and stretch
 from integer tables, so any CPU computes the same bits (no numeric profile
 is needed here, unlike the network; FACTS.md).
 
+Two models, chosen by StatisticsConfig.model and recorded in the archive:
+model 0 is the one above; model 1 (MODEL_PARTS) adds three contexts (the
+current word with the previous one and with the one before that; bytes 2-3
+back), two more weight sets (by the last byte and by the one before) with a
+final mixer in place of the two sets' average, a third APM on order 2, and a
+mixer rate that starts higher. Model 0 stays as it was, bit for bit, so that
+older archives decode.
+
 Two ways to drive it share one per-bit predictor and one update:
 
 - `encode_file` / `decode_file`: one stream in file order (level `fast`).
@@ -22,7 +30,8 @@ Two ways to drive it share one per-bit predictor and one update:
   disturbed by the other streams between a stream's own visits (FACTS.md),
   the keyed contexts keep it.
 
-Cost: 2-5 us per byte and stream on one core, whatever the stream count;
+Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
+that), whatever the stream count;
 tables take `table_bytes(bits)` (64 bytes a slot: one cache line).
 The first call in a process compiles the loops (seconds) or loads them from
 numba's cache beside this file.
@@ -67,7 +76,31 @@ RECIPROCAL = (131072 // (2 * np.arange(1024, dtype=np.int64) + 3)).astype(np.int
 ORDERS = (1, 2, 3, 4, 6)  # hashed byte contexts; the word context is one more
 SHARED = len(ORDERS) + 1  # shared contexts: the orders and the word
 KEYED = 5  # stream-keyed contexts (orders 1-4 and the word), lockstep only
-MAX_CONTEXTS = SHARED + KEYED
+# Model 1's further contexts (StatisticsConfig.model), each at its own index
+# after the keyed ones: the previous word with the current one, the word before
+# it with the current one, and bytes 2-3 back (skipping the last: binaries).
+BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
+MAX_CONTEXTS = SHARED + KEYED + 3
+# A model's parts, as bits of parameters[P_PARTS]: the three contexts above;
+# LAYERS: four weight sets (c0 and match, contexts found and bit position,
+# the last byte, the byte before it) combined by a final mixer chosen by c0,
+# instead of the average of the first two; APM3: a third APM, on a hash of
+# order 2 and c0; RATE: the mixers learn faster at first.
+F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
+# Model 1 on enwik6, level fast: 229,052 -> 223,940 bytes; each part alone
+# (scripts/statistics_sweep.py, the six shared files' total 675,950):
+# bigram -3.1K, skip-gram -1.4K, sparse -1.4K (-5% on compiled code),
+# layers -4.8K, APM3 -1.3K, rate -1.0K; all together 662,301.
+MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
+# Fields of Tables.parameters: then how many contexts are active, and their
+# indices in input order.
+P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_COUNT = range(6)
+P_ACTIVE = P_COUNT + 1
+APM3_BITS = 16  # the third APM's contexts: 2^16 x APM_KNOTS (17 MiB)
+SETS = 4  # weight sets with F_LAYERS
+# Scratch: the current bit's mixer state (0-7; 8-19 with F_LAYERS), then each
+# context's hash while its slot is found.
+SCRATCH_HASHES = 20
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 INPUTS = 2 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, then two per context
 FIXED_INPUTS = 5  # bias, order 1, match (two), network; then two per context
@@ -81,7 +114,9 @@ STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5
 S_HISTORY, S_WORD, S_MATCH_PTR, S_MATCH_LEN, S_POSITION, S_BASE, S_LENGTH = range(7)
 S_SLOTS = 7  # the current slot of each context follows: MAX_CONTEXTS fields
 S_FOUND = S_SLOTS + MAX_CONTEXTS  # how many contexts were seen before, this byte
-S_FIELDS = S_FOUND + 1
+S_WORD2 = S_FOUND + 1  # the word before the current one (model 1)
+S_WORD3 = S_FOUND + 2  # the word before that
+S_FIELDS = S_FOUND + 3
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
 # and the count at which the next check falls.
@@ -111,11 +146,21 @@ class Tables:
                 self.state_maps[context * 256 + h] = _history_prior(h)
         self.match_table = np.zeros(1 << config.match_bits, dtype=np.int64)
         self.match_map = np.full(2 * 64, (1 << 31), dtype=np.uint32)
-        sets = 256 * 4 + (MAX_CONTEXTS + 1) * 8
+        # Weight sets: by c0 and match (1024), by contexts found and bit
+        # position, then (F_LAYERS) by the last byte and by the one before.
+        sets = 256 * 4 + (MAX_CONTEXTS + 1) * 8 + 2 * 256
         self.weights = np.full((sets, INPUTS), 16384, dtype=np.int64)
+        parts = MODEL_PARTS[config.model]
+        active = list(range(SHARED))  # the contexts in input order: shared, model 1's, keyed
+        for index, part in ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE)):
+            if parts & part:
+                active.append(index)
+        unkeyed = len(active)
+        if config.keyed:
+            active += list(range(SHARED, SHARED + KEYED))
         # Inputs that may say nothing at first (the keyed contexts, the network)
         # start at weight 0: the mixer raises them as they prove useful.
-        self.weights[:, FIXED_INPUTS + 2 * SHARED:] = 0
+        self.weights[:, FIXED_INPUTS + 2 * unkeyed:] = 0
         self.weights[:, NETWORK_INPUT] = 0
         self.weights = self.weights.reshape(-1)
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
@@ -125,17 +170,21 @@ class Tables:
         self.buffer = np.zeros(max(length, 1), dtype=np.uint8)  # every coded byte
         self.known = np.zeros(max(length, 1), dtype=np.uint8)  # 1 once coded
         self.inputs = np.zeros(INPUTS, dtype=np.int64)
-        self.scratch = np.zeros(8, dtype=np.int64)  # mixer dots and sets of the current bit
+        self.scratch = np.zeros(SCRATCH_HASHES + MAX_CONTEXTS, dtype=np.int64)
         self.coder = np.zeros(8, dtype=np.int64)
         self.coder[C_NEXT] = CHECK_FIRST
         self.coder[C_HIGH] = 0xFFFFFFFF
         self.parameters = np.array([config.table_bits, config.match_bits, config.mixer_rate,
-                                    int(config.keyed)], dtype=np.int64)
+                                    int(config.keyed), parts, len(active), *active],
+                                   dtype=np.int64)
+        self.apm3 = np.tile(knots, (1 << APM3_BITS) if parts & F_APM3 else 1)
+        # The final mixer's weights, per c0: the average of the sets at first.
+        self.final = np.full(256 * SETS, 65536 // SETS, dtype=np.int64)
 
     def arrays(self) -> tuple:
         return (self.nodes, self.direct, self.state_maps, self.match_table,
                 self.match_map, self.weights, self.apm1, self.apm2, self.streams, self.buffer,
-                self.known, self.inputs, self.scratch, self.parameters)
+                self.known, self.inputs, self.scratch, self.parameters, self.apm3, self.final)
 
 
 def _history_prior(h: int) -> int:
@@ -212,39 +261,64 @@ def _find_slot(nodes, bits, h):
 def _start_byte(tables, s, bits):
     """Find the contexts' slots for stream s's next byte (first nibble)."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
     history = streams[s, S_HISTORY]
     word = streams[s, S_WORD]
-    keyed = parameters[3]
-    found = 0
     for i in range(5):
         order = (1, 2, 3, 4, 6)[i]
         context = history & ((np.int64(1) << (8 * order)) - 1)
-        slot, seen = _find_slot(nodes, bits, _hash(context, i + 1))
-        streams[s, S_SLOTS + i] = slot
-        found += seen
-    slot, seen = _find_slot(nodes, bits, _hash(word, 7))
-    streams[s, S_SLOTS + 5] = slot
-    found += seen
-    if keyed:
+        scratch[SCRATCH_HASHES + i] = _hash(context, i + 1)
+    scratch[SCRATCH_HASHES + 5] = _hash(word, 7)
+    if parameters[P_KEYED]:
         for i in range(4):
             context = history & ((np.int64(1) << (8 * (i + 1))) - 1)
-            slot, seen = _find_slot(nodes, bits, _hash(context * 4099 + s, i + 11))
-            streams[s, S_SLOTS + 6 + i] = slot
-        slot, seen = _find_slot(nodes, bits, _hash(word * 4099 + s, 15))
-        streams[s, S_SLOTS + 10] = slot
-    streams[s, S_FOUND] = found
+            scratch[SCRATCH_HASHES + 6 + i] = _hash(context * 4099 + s, i + 11)
+        scratch[SCRATCH_HASHES + 10] = _hash(word * 4099 + s, 15)
+    if parameters[P_PARTS]:
+        scratch[SCRATCH_HASHES + BIGRAM] = _hash(word + streams[s, S_WORD2] * 0x3A8F05C5, 22)
+        scratch[SCRATCH_HASHES + SKIPGRAM] = _hash(word + streams[s, S_WORD3] * 0x3A8F05C5, 25)
+        scratch[SCRATCH_HASHES + SPARSE] = _hash((history >> 8) & 0xFFFF, 23)
+    streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
+
+
+@nb.njit(**_JIT)
+def _find_slots(nodes, bits, streams, s, scratch, parameters):
+    """The slots of the active contexts' hashes (scratch[SCRATCH_HASHES + i]),
+    found in input order; returns how many unkeyed ones were seen before.
+    (Reading each hash's first slot in a pass of its own first, so that the
+    cache misses overlap, measured no faster.)"""
+    count = parameters[P_COUNT]
+    found = 0
+    for k in range(count):
+        i = parameters[P_ACTIVE + k]
+        slot, seen = _find_slot(nodes, bits, scratch[SCRATCH_HASHES + i])
+        streams[s, S_SLOTS + i] = slot
+        if i < SHARED or i >= SHARED + KEYED:
+            found += seen
+    return found
 
 
 @nb.njit(**_JIT)
 def _second_nibble(tables, s, bits, c0):
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters) = tables
-    contexts = 11 if parameters[3] else 6
-    for i in range(contexts):
-        slot = streams[s, S_SLOTS + i]
-        h = _hash(slot * 16 + c0, i + 31)
-        streams[s, S_SLOTS + i] = _find_slot(nodes, bits, h)[0]
+     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        scratch[SCRATCH_HASHES + i] = _hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
+    _find_slots(nodes, bits, streams, s, scratch, parameters)
+
+
+@nb.njit(**_JIT)
+def _two_dots(inputs, weights, n, set_a, set_b):
+    """The outputs of weight sets a and b on the first n inputs, stretched and clipped."""
+    dot_a = np.int64(0)
+    dot_b = np.int64(0)
+    wa = set_a * INPUTS
+    wb = set_b * INPUTS
+    for j in range(n):
+        dot_a += inputs[j] * weights[wa + j]
+        dot_b += inputs[j] * weights[wb + j]
+    return max(min(dot_a >> 16, 2047), -2047), max(min(dot_b >> 16, 2047), -2047)
 
 
 @nb.njit(**_JIT)
@@ -252,8 +326,7 @@ def _predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters) = tables
-    contexts = 11 if parameters[3] else 6
+     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
     node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
     if bitpos >= 4:
         node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
@@ -278,7 +351,8 @@ def _predict(tables, s, c0, bitpos, network):
             streams[s, S_MATCH_LEN] = 0
     inputs[NETWORK_INPUT] = network
     n = FIXED_INPUTS
-    for i in range(contexts):
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
         value = nodes[streams[s, S_SLOTS + i] * 16 + node]
         inputs[n] = _STRETCH[value >> 16]
         h = (value >> 8) & 255
@@ -286,16 +360,30 @@ def _predict(tables, s, c0, bitpos, network):
         n += 2
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
-    dot1 = np.int64(0)
-    dot2 = np.int64(0)
-    w1 = set1 * INPUTS
-    w2 = set2 * INPUTS
-    for j in range(n):
-        dot1 += inputs[j] * weights[w1 + j]
-        dot2 += inputs[j] * weights[w2 + j]
-    dot1 = max(min(dot1 >> 16, 2047), -2047)
-    dot2 = max(min(dot2 >> 16, 2047), -2047)
-    mixed = (dot1 + dot2) >> 1
+    dot1, dot2 = _two_dots(inputs, weights, n, set1, set2)
+    parts = parameters[P_PARTS]
+    if parts & F_LAYERS:
+        # Two more weight sets, by the last byte and by the one before, and a
+        # final mixer of the four outputs, its weights chosen by c0.
+        set3 = 1024 + (MAX_CONTEXTS + 1) * 8 + last
+        set4 = set3 + 256 - last + ((streams[s, S_HISTORY] >> 8) & 255)
+        dot3, dot4 = _two_dots(inputs, weights, n, set3, set4)
+        f = c0 * SETS
+        mixed = (dot1 * final[f] + dot2 * final[f + 1] + dot3 * final[f + 2]
+                 + dot4 * final[f + 3]) >> 16
+        mixed = max(min(mixed, 2047), -2047)
+        scratch[8] = set3
+        scratch[9] = set4
+        scratch[10] = _squash(dot3)
+        scratch[11] = _squash(dot4)
+        scratch[12] = dot1
+        scratch[13] = dot2
+        scratch[14] = dot3
+        scratch[15] = dot4
+        scratch[16] = f
+        scratch[17] = _squash(mixed)
+    else:
+        mixed = (dot1 + dot2) >> 1
     p0 = np.int64(_squash(mixed))
     # APMs: interpolate between the two knots around the mixed stretch.
     position = (mixed + 2048) * (APM_KNOTS - 1)
@@ -305,7 +393,14 @@ def _predict(tables, s, c0, bitpos, network):
     a2 = ((last * 256 + c0) * APM_KNOTS) + knot
     p1 = (apm1[a1] * (4096 - weight) + apm1[a1 + 1] * weight) >> 12
     p2 = (apm2[a2] * (4096 - weight) + apm2[a2 + 1] * weight) >> 12
-    p = (p0 + p1 + 2 * p2 + 2) >> 2
+    if parts & F_APM3:
+        a3 = (_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)) * APM_KNOTS + knot
+        p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
+        scratch[18] = a3 if weight < 2048 else a3 + 1
+        # (p0 + p1 + p2 + p3) / 4 measured 1.3K worse on the six files' 675,950.
+        p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
+    else:
+        p = (p0 + p1 + 2 * p2 + 2) >> 2
     scratch[0] = set1
     scratch[1] = set2
     scratch[2] = _squash(dot1)
@@ -320,10 +415,11 @@ def _predict(tables, s, c0, bitpos, network):
 @nb.njit(**_JIT)
 def _update(tables, s, c0, bitpos, bit, node):
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters) = tables
-    contexts = 11 if parameters[3] else 6
-    rate = parameters[2]
-    for i in range(contexts):
+     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
+    rate = parameters[P_RATE]
+    parts = parameters[P_PARTS]
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
         index = streams[s, S_SLOTS + i] * 16 + node
         value = np.int64(nodes[index])
         p = value >> 16
@@ -349,6 +445,8 @@ def _update(tables, s, c0, bitpos, bit, node):
         _adapt(match_map, min(length, 31) * 2 + expected, bit, STATE_LIMIT)
         if expected != bit:
             streams[s, S_MATCH_LEN] = 0
+    if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
+        rate += (rate * 3 << 14) // ((1 << 14) + streams[s, S_POSITION])
     for k in range(2):
         p = scratch[2 + k]
         error = (((bit << 16) - p) >> 4) * rate
@@ -356,6 +454,18 @@ def _update(tables, s, c0, bitpos, bit, node):
         for j in range(scratch[7]):
             weights[w + j] += (inputs[j] * error) >> 16
     target = bit << 16
+    if parts & F_LAYERS:
+        for k in range(2):  # the two further sets, each on its own output's error
+            error = (((bit << 16) - scratch[10 + k]) >> 4) * rate
+            w = scratch[8 + k] * INPUTS
+            for j in range(scratch[7]):
+                weights[w + j] += (inputs[j] * error) >> 16
+        error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
+        f = scratch[16]
+        for k in range(SETS):
+            final[f + k] += (scratch[12 + k] * error) >> 16
+    if parts & F_APM3:
+        apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
     apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
     apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
 
@@ -364,7 +474,7 @@ def _update(tables, s, c0, bitpos, bit, node):
 def _end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
     position = streams[s, S_BASE] + streams[s, S_POSITION]
     buffer[position] = byte
     known[position] = 1
@@ -374,6 +484,9 @@ def _end_byte(tables, s, byte, bits, match_bits):
     if 97 <= lower <= 122 or byte >= 128:
         streams[s, S_WORD] = (streams[s, S_WORD] + lower + 1) * 0x2F0F3A55 & 0xFFFFFFFFFFFF
     else:
+        if streams[s, S_WORD] != 0:
+            streams[s, S_WORD3] = streams[s, S_WORD2]
+            streams[s, S_WORD2] = streams[s, S_WORD]
         streams[s, S_WORD] = 0
     # Match model: extend the match if the predicted byte came, else look one up.
     length = streams[s, S_MATCH_LEN]

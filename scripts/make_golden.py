@@ -41,7 +41,8 @@ ARCHIVES = {
     "native": (TEXT, dict(SETTINGS, method="fade", groups=1, native=True)),
     "stored": (TEXT, dict(method="stored")),
     # The statistics alone (level fast, format v6) and mixed with the network
-    # (the hybrid coding, two groups with their own statistics).
+    # (the hybrid coding, two groups with their own statistics); model 1 of the
+    # statistics from format v8.
     "statistics": (TEXT, dict(level="fast", method="statistics")),
     "hybrid": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8, groups=2)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",

@@ -204,7 +204,7 @@ def test_every_hybrid_field_at_its_boundaries(tmp_path, capsys, honest):
     (blob, original), seconds = honest[0]["hybrid"], honest[1]["hybrid"]
     assert fade.read_header(blob).coding == "hybrid"
     wanted = {"original_size", "payload_size", "batch_size", "groups", "coding", "table_bits",
-              "match_bits", "mixer_rate", "keyed"}
+              "match_bits", "mixer_rate", "keyed", "statistics_model"}
     fields = [field for field in learned_fields(blob)
               if field[0] in wanted or field[0].startswith("group_payload_size")]
     cases = [(f"{name}={value}", craft_learned(blob, offset, code, value))

@@ -1,5 +1,6 @@
 """docs/format.md, the code and the golden archives of every version agree."""
 
+import dataclasses
 import io
 import re
 import struct
@@ -11,7 +12,7 @@ import torch
 
 import fade
 from fade import archive, frames, profile
-from fade.config import LEVELS, PRESETS
+from fade.config import LEVELS, PRESETS, Level
 
 from conftest import REPO, decodes_here
 
@@ -63,6 +64,16 @@ def test_document_tables_match_the_code():
     assert {int(code): name for code, name in methods.items()} == archive.METHODS
 
 
+def old_statistics(monkeypatch, version: int) -> None:
+    """Levels fast and default with the statistics model archives of
+    `version` hold (model 0 before version 8), to re-encode them."""
+    if version < 8:
+        for name in ("fast", "default"):
+            level = LEVELS[name]
+            monkeypatch.setitem(LEVELS, name, Level(
+                dataclasses.replace(level.statistics, model=0), level.preset))
+
+
 def _raw(blob, fields):
     return {name: struct.unpack_from("<" + code, blob, offset)[0]
             for offset, _, code, name in fields}
@@ -71,8 +82,8 @@ def _raw(blob, fields):
 LEARNED_GOLDEN = [("v1-tiny", 1, 1), ("v2-tiny", 2, 1), ("v3-tiny", 3, 1), ("v4-tiny", 4, 1),
                   ("v4-groups", 4, 3), ("v5-tiny", 5, 1), ("v5-groups", 5, 3),
                   ("v5-native", 5, 1), ("v6-tiny", 6, 1), ("v6-hybrid", 6, 2),
-                  ("v7-tiny", 7, 1), ("v7-hybrid", 7, 2)]
-HYBRID_FIELDS = ("coding", "table_bits", "match_bits", "mixer_rate", "keyed")
+                  ("v7-tiny", 7, 1), ("v7-hybrid", 7, 2), ("v8-tiny", 8, 1), ("v8-hybrid", 8, 2)]
+HYBRID_FIELDS = ("coding", "table_bits", "match_bits", "mixer_rate", "keyed", "statistics_model")
 
 
 @pytest.mark.parametrize("name, version, groups", LEARNED_GOLDEN)
@@ -80,9 +91,10 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     original = (GOLDEN / f"{name}.input").read_bytes()
     fields = documented_fields("### Fixed part")
-    if version < 6:  # v2, v3: no groups and schedule; v1 also no method byte; v1-v5 no
-        fields = laid_out([(field, code) for _, _, code, field in fields  # hybrid (changelog)
-                           if field not in HYBRID_FIELDS
+    if version < 8:  # v2, v3: no groups and schedule; v1 also no method byte; v1-v5 no
+        fields = laid_out([(field, code) for _, _, code, field in fields  # hybrid, v1-v7 no
+                           if (version > 5 or field not in HYBRID_FIELDS)  # statistics_model
+                           and field != "statistics_model"  # (changelog)
                            and (version > 3 or field not in ("groups", "schedule"))
                            and (version > 1 or field != "method")])
     raw = _raw(blob, fields)
@@ -103,9 +115,12 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     assert header.model == tiny and header.groups == groups
     if version >= 6:
         hybrid = name.endswith("hybrid")
-        assert [raw[field] for field in HYBRID_FIELDS] == ([1, 16, 12, 24, 1] if hybrid else
-                                                            [0, 0, 0, 0, 0])
+        model = [1 if version >= 8 else 0] if hybrid else [0]
+        assert [raw.get(field, 0) for field in HYBRID_FIELDS] == \
+            ([1, 16, 12, 24, 1] if hybrid else [0, 0, 0, 0, 0]) + model
         assert header.coding == ("hybrid" if hybrid else "network")
+        if hybrid:
+            assert header.statistics.model == model[0]
     if version >= 5:
         assert header.profile == ("native" if name.endswith("native") else "portable")
     if version >= 4:  # the group table: G u64 sizes between the strings and the header CRC
@@ -139,10 +154,12 @@ def _native_like_here(header) -> bool:
 
 
 @pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
-                                  "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid"])
-def test_golden_archive_reencodes_identically(name):
+                                  "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
+                                  "v8-hybrid"])
+def test_golden_archive_reencodes_identically(name, monkeypatch):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
+    old_statistics(monkeypatch, header.version)  # v6, v7: statistics model 0
     portable = header.profile == profile.PORTABLE
     original, again = _reencoded(name, native=not portable)
     # Every fixed field but header_size, and the payload, are pinned; the
@@ -150,8 +167,10 @@ def test_golden_archive_reencodes_identically(name):
     # payload depends on how this CPU rounds where the archive is native
     # (conftest.decodes_here): where it computes like the one that made the
     # golden file it must be equal; a portable payload is equal everywhere.
-    # Versions 4 and 5 end before `coding`: compare the fields they have.
-    fields = archive.FIXED_FIELDS_V5 if header.version < 6 else archive.FIXED_FIELDS
+    # Versions 4 and 5 end before `coding`, 6 and 7 before `statistics_model`:
+    # compare the fields they have.
+    fields = (archive.FIXED_FIELDS_V5 if header.version < 6 else
+              archive.FIXED_FIELDS_V7 if header.version < 8 else archive.FIXED_FIELDS)
     fixed = struct.Struct("<" + "".join(code for _, code in fields))
     numeric = {"header_size", "payload_size", "payload_crc32"}
     same_cpu = portable or _native_like_here(header)
@@ -186,34 +205,44 @@ def test_one_group_is_the_computation_of_earlier_versions():
         assert archive.unpack(again)[1] == v4[1]
 
 
-@pytest.mark.parametrize("version", [6, 7])
-def test_golden_statistics_archive_at_documented_offsets(version):
+@pytest.mark.parametrize("version", [6, 7, 8])
+def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
     blob = (GOLDEN / f"v{version}-statistics.fade").read_bytes()
     original = (GOLDEN / f"v{version}-statistics.input").read_bytes()
     raw = _raw(blob, documented_fields("## Compact archive"))
     assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, version, 6)
     assert raw["original_size"] == len(original)
-    table = _raw(blob, documented_fields("### Statistics table"))  # absolute offsets
+    fields = documented_fields("### Statistics table")  # absolute offsets
+    if version < 8:  # no model field (changelog)
+        fields = [(offset + archive.COMPACT_OVERHEAD, size, code, name) for offset, size, code, name
+                  in laid_out([(name, code) for _, _, code, name in fields if name != "model"])]
+    table = _raw(blob, fields)
+    stream_at = fields[-1][0] + 4 + 4  # after the payload CRC and the table CRC
+    old_statistics(monkeypatch, version)
     fast = LEVELS["fast"].statistics.sized(len(original))
-    assert (table["table_bits"], table["match_bits"], table["mixer_rate"], table["keyed"]) == \
-        (fast.table_bits, fast.match_bits, fast.mixer_rate, 0)
-    assert table["payload_crc32"] == zlib.crc32(blob[36:])
-    assert struct.unpack_from("<I", blob, 32)[0] == zlib.crc32(blob[:32])
+    assert (table["table_bits"], table["match_bits"], table["mixer_rate"], table["keyed"],
+            table.get("model", 0)) == \
+        (fast.table_bits, fast.match_bits, fast.mixer_rate, 0, fast.model)
+    assert table["payload_crc32"] == zlib.crc32(blob[stream_at:])
+    assert struct.unpack_from("<I", blob, stream_at - 4)[0] == zlib.crc32(blob[:stream_at - 4])
     assert fade.decompress(blob) == original
     # Integer arithmetic only: the same bytes on every machine (in today's
-    # version; v6 differs in the version and the header CRC only).
+    # version; older ones hold the same stream of their model).
     again = fade.compress(original, level="fast")
-    assert again[:8] + again[10:32] + again[36:] == blob[:8] + blob[10:32] + blob[36:]
+    assert archive.unpack(again) == (dataclasses.replace(fade.read_header(blob),
+                                                         version=archive.VERSION),
+                                     blob[stream_at:])
     if version == archive.VERSION:
         assert again == blob
 
 
-def test_golden_frames_archive_at_documented_offsets():
-    blob = (GOLDEN / "v7-frames.fade").read_bytes()
-    original = (GOLDEN / "v7-frames.input").read_bytes()
+@pytest.mark.parametrize("version", [7, 8])
+def test_golden_frames_archive_at_documented_offsets(version):
+    blob = (GOLDEN / f"v{version}-frames.fade").read_bytes()
+    original = (GOLDEN / f"v{version}-frames.input").read_bytes()
     head = _raw(blob, documented_fields("### Frames head"))
     assert (head["magic"], head["version"], head["method"], head["flags"]) == \
-        (archive.MAGIC, 7, 7, 0)
+        (archive.MAGIC, version, 7, 0)
     assert head["frame_size"] == 4096 and head["head_crc32"] == zlib.crc32(blob[:29])
     offset, position, methods = 0, 33, []
     for number in range(3):
@@ -236,12 +265,13 @@ def test_golden_frames_archive_at_documented_offsets():
     assert end["total_size"] == len(original)
     assert end["original_sha256"] == archive.sha256(original)
     assert fade.decompress(blob) == original
-    out = io.BytesIO()
-    fade.compress_stream(io.BytesIO(original), out.write, level="fast", frame_size=4096)
-    assert out.getvalue() == blob
+    if version == archive.VERSION:  # v7 frames hold v7 statistics archives (model 0)
+        out = io.BytesIO()
+        fade.compress_stream(io.BytesIO(original), out.write, level="fast", frame_size=4096)
+        assert out.getvalue() == blob
 
 
-@pytest.mark.parametrize("version", [2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("version", [2, 3, 4, 5, 6, 7, 8])
 def test_golden_compact_archive_at_documented_offsets(version):
     blob = (GOLDEN / f"v{version}-stored.fade").read_bytes()
     original = (GOLDEN / f"v{version}-stored.input").read_bytes()

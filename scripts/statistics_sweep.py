@@ -1,0 +1,72 @@
+"""Code files with the statistics alone and print their sizes (and speed).
+
+    PYTHONPATH=. python scripts/statistics_sweep.py [--model M] [--lockstep B] FILE...
+
+Prints, per file, the level-fast payload (fade.statistics.encode_file with the
+level's settings sized to the file, plus the statistics archive's header) and
+the coding speed; with --lockstep B, the keyed lockstep statistics without the
+network over B equal contiguous sub-streams (fade's hybrid layout, no network).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+
+import numpy as np
+
+from fade import statistics
+from fade.archive import pack_statistics
+from fade.config import LEVELS
+
+
+def fast_size(data: bytes, config) -> tuple[int, float]:
+    start = time.perf_counter()
+    stream = statistics.encode_file(data, config.sized(len(data)))
+    seconds = time.perf_counter() - start
+    return len(pack_statistics(config.sized(len(data)), data, stream)), seconds
+
+
+def lockstep_size(data: bytes, config, streams: int) -> int:
+    length = -(-len(data) // streams)
+    lengths = np.array([min(length, len(data) - s * length) for s in range(streams)])
+    lengths = lengths[lengths > 0]
+    config = dataclasses.replace(config, keyed=True).sized(len(data))  # one group
+    coder = statistics.Statistics(config, lengths)
+    source = np.frombuffer(data, dtype=np.uint8)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    for step in range(int(lengths.max())):
+        active = int((lengths > step).sum())  # the longest streams come first
+        coder.encode(source[starts[:active] + step], None)
+    return len(coder.finish())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--model", type=int, default=None, help="StatisticsConfig.model")
+    parser.add_argument("--mixer-rate", type=int, default=None, help="StatisticsConfig.mixer_rate")
+    parser.add_argument("--lockstep", type=int, default=0, help="B sub-streams, keyed")
+    args = parser.parse_args()
+    config = LEVELS["fast"].statistics
+    if args.model is not None:
+        config = dataclasses.replace(config, model=args.model)
+    if args.mixer_rate is not None:
+        config = dataclasses.replace(config, mixer_rate=args.mixer_rate)
+    statistics.encode_file(b"warm up the compiled loops", config)
+    total = 0
+    for name in args.files:
+        data = open(name, "rb").read()
+        if args.lockstep:
+            size = lockstep_size(data, config, args.lockstep)
+            print(f"{name}\tlockstep B={args.lockstep}\t{size}", flush=True)
+        else:
+            size, seconds = fast_size(data, config)
+            print(f"{name}\t{size}\t{len(data) / 1000 / max(seconds, 1e-9):.0f} KB/s", flush=True)
+        total += size
+    print(f"total\t{total}")
+
+
+if __name__ == "__main__":
+    main()
