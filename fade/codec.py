@@ -443,17 +443,17 @@ def compress(data: bytes, *, model: ModelConfig | None = None, preset_name: str 
         raise FadeError(f"unknown float mode {float_mode!r} (choose from "
                         f"{', '.join(floats.MODES)})")
     if method == STATISTICS:
-        if level not in (None, "fast") or model is not None or preset_name:
-            raise FadeError("method statistics is the statistics alone (level fast): it takes "
-                            "no other level and no preset")
-        level = "fast"
+        if model is not None or preset_name:
+            raise FadeError("method statistics is the level's statistics alone, in file order: "
+                            "it takes no preset")
+        level = level or "fast"
     if level is None and model is None and not preset_name:
         level = DEFAULT_LEVEL
     chosen = named_level(level) if level is not None else None
-    if chosen is not None and chosen.preset is None:
+    if chosen is not None and (chosen.preset is None or method == STATISTICS):
         if model is not None or preset_name:
             raise FadeError(f"level {level} runs no network: it takes no preset")
-        return _compress_with_statistics(data, chosen.statistics.sized(len(data)), method,
+        return _compress_with_statistics(data, file_order(chosen.statistics, len(data)), method,
                                          memory_limit, progress)
     mixing = chosen.statistics if chosen is not None else None
     if model is None:
@@ -557,11 +557,18 @@ class Race:
 RACE_CHECKPOINTS = ((1 / 4, 0.4), (1 / 2, 0.6), (3 / 4, 0.8))
 
 
+def file_order(mixing: StatisticsConfig, length: int) -> StatisticsConfig:
+    """A level's statistics for `length` bytes coded alone, in file order:
+    one stream, so no contexts keyed by sub-stream."""
+    return dataclasses.replace(mixing, keyed=False).sized(length)
+
+
 def _statistics_alone(data: bytes, layout: Layout, mixing: StatisticsConfig,
                       memory_limit: int | None) -> tuple[bytes | None, Race | None]:
-    """Level fast's archive of `data` (None if it cannot be made) and the
-    Race a hybrid of `layout` with statistics `mixing` runs against it."""
-    config = named_level("fast").statistics.sized(len(data))
+    """The hybrid's statistics alone in file order: their archive of `data`
+    (None if it cannot be made), and the Race a hybrid of `layout` with
+    statistics `mixing` runs against it."""
+    config = file_order(mixing, len(data))
     check_statistics_memory(config, len(data), memory_limit)
     stream = statistics.encode_file(data, config)
     if stream is None:

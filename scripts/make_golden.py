@@ -40,10 +40,12 @@ ARCHIVES = {
     # torch's own kernels: refused up front on machines unlike this one.
     "native": (TEXT, dict(SETTINGS, method="fade", groups=1, native=True)),
     "stored": (TEXT, dict(method="stored")),
-    # The statistics alone (level fast, format v6) and mixed with the network
-    # (the hybrid coding, two groups with their own statistics); model 1 of the
-    # statistics from format v8.
+    # The statistics alone (level fast, format v6; model 0) and mixed with the
+    # network (the hybrid coding, two groups with their own statistics); model 1
+    # of the statistics from format v8, alone in file order as the default level
+    # writes them where the network cannot help.
     "statistics": (TEXT, dict(level="fast", method="statistics")),
+    "statistics-default": (TEXT, dict(level="default", method="statistics")),
     "hybrid": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8, groups=2)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import fade
-from fade import archive, frames, profile
+from fade import archive, codec, frames, profile
 from fade.config import LEVELS, PRESETS, Level
 
 from conftest import REPO, decodes_here
@@ -234,6 +234,20 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
                                      blob[stream_at:])
     if version == archive.VERSION:
         assert again == blob
+
+
+def test_golden_default_statistics_archive_is_model_1_in_file_order():
+    """What the default level writes where the network cannot help: its
+    statistics (model 1) alone, in file order; the same bytes on any CPU."""
+    blob = (GOLDEN / "v8-statistics-default.fade").read_bytes()
+    original = (GOLDEN / "v8-statistics-default.input").read_bytes()
+    header = fade.read_header(blob)
+    assert header.method == "statistics" and header.version == 8
+    assert header.statistics == codec.file_order(LEVELS["default"].statistics, len(original))
+    assert header.statistics.model == 1 and not header.statistics.keyed
+    assert fade.decompress(blob) == original
+    if archive.VERSION == 8:
+        assert fade.compress(original, level="default", method="statistics") == blob
 
 
 @pytest.mark.parametrize("version", [7, 8])

@@ -173,10 +173,15 @@ def test_a_hybrid_archive_beats_the_network_alone():
     assert fade.decompress(hybrid) == text
     assert len(hybrid) < 0.92 * len(network)
     # 4 KB is too little for a network: the statistics alone do better here,
-    # and with method auto the default level writes theirs (the encoder tries both).
-    fast = fade.compress(text, level="fast")
-    assert len(archive.unpack(hybrid)[1]) < 1.2 * len(archive.unpack(fast)[1])
-    assert fade.compress(text, level="default", **dict(settings, method="auto")) == fast
+    # and with method auto the default level writes theirs (the encoder tries
+    # both): its own statistics (model 1) alone, in file order.
+    alone = fade.compress(text, level="default", method="statistics")
+    assert fade.read_header(alone).statistics == codec.file_order(
+        LEVELS["default"].statistics, len(text))
+    assert fade.read_header(alone).statistics.model == 1
+    assert len(archive.unpack(hybrid)[1]) < 1.2 * len(archive.unpack(alone)[1])
+    assert fade.compress(text, level="default", **dict(settings, method="auto")) == alone
+    assert fade.decompress(alone) == text
 
 
 def test_race_stops_where_the_network_saves_too_little():
@@ -190,12 +195,12 @@ def test_race_stops_where_the_network_saves_too_little():
 def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     """On 60 KB of text a tiny network saves the statistics almost nothing,
     while coding in lockstep costs them more: the hybrid stops a quarter of
-    the way through and the default writes level fast's archive."""
+    the way through and the default writes its statistics' archive."""
     text = corpus_file("lcet10.txt").read_bytes()[:60_000]
     done = []
     blob = fade.compress(text, level="default", preset_name="tiny", threads=1,
                          progress=lambda count, total, bits: done.append(count))
-    assert blob == fade.compress(text, level="fast")
+    assert blob == fade.compress(text, level="default", method="statistics")
     batch = batch_size_for(len(text), None, "tiny", "cpu")
     assert done[-1] == len(text) and 0 < max(done[:-1]) <= len(text) // 4 + batch
 
