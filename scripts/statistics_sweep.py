@@ -2,9 +2,10 @@
 
     PYTHONPATH=. python scripts/statistics_sweep.py [--model M] [--lockstep B] FILE...
 
-Prints, per file, the level-fast payload (fade.statistics.encode_file with the
-level's settings sized to the file, plus the statistics archive's header) and
-the coding speed; with --lockstep B, the keyed lockstep statistics without the
+Prints, per file, the level-fast archive's size (fade.statistics.encode_file
+with the level's settings sized to the file, model 0 unless --model, plus the
+statistics archive's header) and the coding speed (in this process, KB/s of
+1024 bytes, compiled loops warmed up); with --lockstep B, the keyed lockstep statistics without the
 network over B equal contiguous sub-streams (fade's hybrid layout, no network).
 """
 
@@ -63,7 +64,7 @@ def main() -> None:
             print(f"{name}\tlockstep B={args.lockstep}\t{size}", flush=True)
         else:
             size, seconds = fast_size(data, config)
-            print(f"{name}\t{size}\t{len(data) / 1000 / max(seconds, 1e-9):.0f} KB/s", flush=True)
+            print(f"{name}\t{size}\t{len(data) / 1024 / max(seconds, 1e-9):.0f} KB/s", flush=True)
         total += size
     print(f"total\t{total}")
 
