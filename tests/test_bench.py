@@ -195,10 +195,14 @@ def test_fade_specs():
     assert compressor.name == "fade balanced batch=64 device=cpu"
     assert dict(compressor.params) == {"preset": "balanced", "level": None, "method": "auto",
                                        "batch": 64, "device": "cpu", "threads": None,
-                                       "native": False, "jobs": None, "frame": None}
+                                       "native": False, "jobs": None, "frame": None,
+                                       "ray": None}
     assert dict(bench.parse_fade_spec("balanced:native=1").params)["native"] is True
     framed = dict(bench.parse_fade_spec("level=default,frame=1048576,jobs=2").params)
     assert (framed["frame"], framed["jobs"], framed["preset"]) == (1 << 20, 2, None)
+    on_ray = bench.parse_fade_spec("level=fast,frame=1048576,ray=auto")
+    assert on_ray.name == "fade level=fast frame=1048576 ray=auto"
+    assert dict(on_ray.params)["ray"] == "auto"
     fast = bench.parse_fade_spec("level=fast")
     assert fast.name == "fade level=fast" and dict(fast.params)["preset"] is None
     hybrid = dict(bench.parse_fade_spec("tiny:level=default,method=fade").params)
