@@ -487,8 +487,8 @@ def fade_cli():
                    "coded in parallel (-T) and in bounded memory; recorded "
                    f"[default: {format_bytes(frames.DEFAULT_FRAME_SIZE)}].")
 def compress(files, output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
-             profile, jobs, ray_address, memory_limit, level, preset, batch_size, threads, method, dtype,
-             float_mode, float_codec, groups, native, frame_size):
+             profile, jobs, ray_address, memory_limit, level, preset, batch_size, threads,
+             method, dtype, float_mode, float_codec, groups, native, frame_size):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     runs_network = level is None or LEVELS[level].preset is not None
     network_preset = preset or (LEVELS[level].preset if level else None) or DEFAULT_PRESET

@@ -174,9 +174,9 @@ FADE_OPTIONS: dict[str, Callable[[str], object]] = {
 
 
 def parse_fade_spec(spec: str) -> Compressor:
-    """`[PRESET][:]level=L,method=M,batch=N,device=D,threads=N,native=0|1,jobs=N,frame=BYTES,ray=ADDRESS` -> a
-    fade Compressor (syntax only; `check_fade` validates the values against the
-    library)."""
+    """`[PRESET][:]level=L,method=M,batch=N,device=D,threads=N,native=0|1,jobs=N,
+    frame=BYTES,ray=ADDRESS` -> a fade Compressor (syntax only; `check_fade`
+    validates the values against the library)."""
     preset, _, rest = spec.partition(":")
     if "=" in preset:  # options only: the level's own network, if any
         preset, rest = "", spec
