@@ -228,9 +228,9 @@ class Level:
 # Levels, fastest first. A preset given without a level means the network
 # alone with that preset (the archives of fade 0.5 and before).
 LEVELS: dict[str, Level] = {
-    # Statistics alone in file order, for speed: model 0, ~180 KB/s (AMD EPYC)
-    # to ~280 KB/s (Intel Xeon) whole process, 256 MiB of tables. Model 1 is
-    # 2% smaller and ~1.3x slower (README, "Levels").
+    # Statistics alone in file order, for speed: model 0, 160-180 KB/s on
+    # enwik6 whole process (AMD EPYC, 2 cores), 256 MiB of tables. Model 1 is
+    # 2% smaller and ~1.3x slower (README, "Statistics models").
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=0), None),
     # The hybrid: the default network and statistics model 1, mixed bit by bit;
     # where the network cannot help, model 1 alone in file order (codec.file_order).
