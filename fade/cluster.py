@@ -21,7 +21,7 @@ import os
 import socket
 
 from fade.errors import FadeError
-from fade.frames import QUEUE_PER_JOB, FramePool, _code_frame
+from fade.frames import FramePool, _code_frame
 
 # A frame whose worker process or node dies is coded again, up to this many
 # times (Ray's own default for tasks is 3); errors of fade itself are values
@@ -73,7 +73,8 @@ def connect(address: str):
 
 class RayPool(FramePool):
     """Frames coded as Ray tasks, given out in order, at most two per CPU
-    (or GPU) of the cluster in flight."""
+    (or GPU) of the cluster in flight (FramePool.window, with `jobs` the
+    cluster's CPUs or GPUs)."""
 
     def __init__(self, address: str, kind: str, options: dict):
         super().__init__(1, kind, options)
@@ -87,10 +88,6 @@ class RayPool(FramePool):
                             "frames on")
         self.jobs = int(units)
         self._in_flight: set = set()
-
-    @property
-    def window(self) -> int:
-        return self.jobs * (1 + QUEUE_PER_JOB)
 
     def _parallel(self) -> bool:
         return True

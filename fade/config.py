@@ -182,7 +182,7 @@ class StatisticsConfig:
     def memory_bytes(self, length: int = 0, streams: int = 1) -> int:
         """The tables, and per byte coded (a copy and a flag) and per stream."""
         return (table_bytes(self.table_bits) + 8 * (1 << self.match_bits)
-                + 8 * (65537 + (1 << 16 if self.model else 0)) * APM_KNOTS  # APMs (model 1: 2)
+                + 8 * (65537 + (1 << APM3_BITS if self.model else 0)) * APM_KNOTS  # APMs
                 + 2 * length + 8 * 32 * streams + (1 << 20))
 
     def sized(self, length: int) -> "StatisticsConfig":
@@ -209,6 +209,7 @@ class StatisticsConfig:
 STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
                      "keyed": (0, 1), "model": (0, 1)}
 APM_KNOTS = 33  # an adaptive probability map's knots per context
+APM3_BITS = 16  # statistics model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 SLOT_BYTES = 64  # a hash table slot: one nibble of one context, one cache line
 
 

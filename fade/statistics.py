@@ -44,7 +44,7 @@ from typing import Callable
 import numba as nb
 import numpy as np
 
-from fade.config import StatisticsConfig, table_bytes
+from fade.config import APM3_BITS, StatisticsConfig, table_bytes
 from fade.errors import CorruptArchiveError
 
 # Knots of the logistic function: 65536 / (1 + exp(-k / 2)) for k = -32..32,
@@ -96,7 +96,6 @@ MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
 # indices in input order.
 P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_COUNT = range(6)
 P_ACTIVE = P_COUNT + 1
-APM3_BITS = 16  # the third APM's contexts: 2^16 x APM_KNOTS (17 MiB)
 SETS = 4  # weight sets with F_LAYERS
 # Scratch: the current bit's mixer state (0-7; 8-19 with F_LAYERS), then each
 # context's hash while its slot is found.
@@ -413,6 +412,15 @@ def _predict(tables, s, c0, bitpos, network):
 
 
 @nb.njit(**_JIT)
+def _learn(weights, inputs, n, weight_set, p, bit, rate):
+    """One weight set's step on the first n inputs, against its own output p."""
+    error = (((bit << 16) - p) >> 4) * rate
+    w = weight_set * INPUTS
+    for j in range(n):
+        weights[w + j] += (inputs[j] * error) >> 16
+
+
+@nb.njit(**_JIT)
 def _update(tables, s, c0, bitpos, bit, node):
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
      streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
@@ -448,18 +456,11 @@ def _update(tables, s, c0, bitpos, bit, node):
     if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
         rate += (rate * 3 << 14) // ((1 << 14) + streams[s, S_POSITION])
     for k in range(2):
-        p = scratch[2 + k]
-        error = (((bit << 16) - p) >> 4) * rate
-        w = scratch[k] * INPUTS
-        for j in range(scratch[7]):
-            weights[w + j] += (inputs[j] * error) >> 16
+        _learn(weights, inputs, scratch[7], scratch[k], scratch[2 + k], bit, rate)
     target = bit << 16
     if parts & F_LAYERS:
         for k in range(2):  # the two further sets, each on its own output's error
-            error = (((bit << 16) - scratch[10 + k]) >> 4) * rate
-            w = scratch[8 + k] * INPUTS
-            for j in range(scratch[7]):
-                weights[w + j] += (inputs[j] * error) >> 16
+            _learn(weights, inputs, scratch[7], scratch[8 + k], scratch[10 + k], bit, rate)
         error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
         f = scratch[16]
         for k in range(SETS):
