@@ -11,13 +11,15 @@ and paq8 family, written anew: integer arithmetic only, squash and stretch
 from integer tables, so any CPU computes the same bits (no numeric profile
 is needed here, unlike the network; FACTS.md).
 
-Two models, chosen by StatisticsConfig.model and recorded in the archive:
+Three models, chosen by StatisticsConfig.model and recorded in the archive:
 model 0 is the one above; model 1 (MODEL_PARTS) adds three contexts (the
 current word with the previous one and with the one before that; bytes 2-3
 back), two more weight sets (by the last byte and by the one before) with a
 final mixer in place of the two sets' average, a third APM on order 2, and a
-mixer rate that starts higher. Model 0 stays as it was, bit for bit, so that
-older archives decode.
+mixer rate that starts higher; model 2 (level max) adds seven contexts
+(orders 5 and 8, three words, two by column, two indirect) and two more
+weight sets. Models 0 and 1 stay as they were, bit for bit, so that older
+archives decode.
 
 Two ways to drive it share one per-bit predictor and one update:
 
@@ -31,7 +33,7 @@ Two ways to drive it share one per-bit predictor and one update:
   the keyed contexts keep it.
 
 Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
-that), whatever the stream count;
+that, model 2 about 2.5 times), whatever the stream count;
 tables take `table_bytes(bits)` (64 bytes a slot: one cache line).
 The first call in a process compiles the loops (seconds) or loads them from
 numba's cache beside this file.
@@ -80,26 +82,48 @@ KEYED = 5  # stream-keyed contexts (orders 1-4 and the word), lockstep only
 # after the keyed ones: the previous word with the current one, the word before
 # it with the current one, and bytes 2-3 back (skipping the last: binaries).
 BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
-MAX_CONTEXTS = SHARED + KEYED + 3
+# Model 2's (level max): orders 5 and 8, the last three words, two column
+# contexts (the byte above in the previous line, with the last byte and with
+# the column: tables, aligned text) and two indirect ones (the last byte, and
+# the last two, with the two bytes that followed them the last times).
+ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2 = range(
+    SHARED + KEYED + 3, SHARED + KEYED + 10)
+MAX_CONTEXTS = SHARED + KEYED + 10
 # A model's parts, as bits of parameters[P_PARTS]: the three contexts above;
 # LAYERS: four weight sets (c0 and match, contexts found and bit position,
 # the last byte, the byte before it) combined by a final mixer chosen by c0,
 # instead of the average of the first two; APM3: a third APM, on a hash of
-# order 2 and c0; RATE: the mixers learn faster at first.
+# order 2 and c0; RATE: the mixers learn faster at first; then model 2's
+# contexts, and SETS: two more weight sets (order 2 hashed to 12 bits, the
+# match state and bit position) under the final mixer.
 F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
+F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT = 64, 128, 256, 512, 1024
 # Model 1 on enwik6, level fast: 229,052 -> 223,940 bytes; each part alone
 # (scripts/statistics_sweep.py, the six shared files' total 675,950):
 # bigram -3.1K, skip-gram -1.4K, sparse -1.4K (-5% on compiled code),
 # layers -4.8K, APM3 -1.3K, rate -1.0K; all together 662,301.
 MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
+# Model 2 against model 1 in file order (scripts/statistics_sweep.py, tuned on
+# files outside the shared corpus: the Rust book's print.html, Node's fs.md,
+# Rust's releases.md, four Python stdlib modules, 400 KB of a shared library;
+# model 1: 286,080 bytes): orders -0.8%, trigram -0.3%, columns -1.4%, sets -0.6%,
+# indirect -1.0% (-2.8% on the library); all together 275,739 (-3.6%), and
+# 274,895 (-3.9%) with their weights starting at 0 as the keyed ones do, at
+# about 0.6 times model 1's speed. Tried and left out: an APM on the match
+# state (-0.06%), letters-only and word-separator contexts (+0.1% on prose),
+# counters that stop slowing down at 60 or 127 updates (+0.02-0.05%).
+MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT,)
 # Fields of Tables.parameters: then how many contexts are active, and their
 # indices in input order.
 P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_COUNT = range(6)
 P_ACTIVE = P_COUNT + 1
 SETS = 4  # weight sets with F_LAYERS
-# Scratch: the current bit's mixer state (0-7; 8-19 with F_LAYERS), then each
-# context's hash while its slot is found.
-SCRATCH_HASHES = 20
+SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
+SET5 = 4096  # order 2, hashed
+SET6 = 65 * 8  # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
+# Scratch: the current bit's mixer state (0-7; 8-18 with F_LAYERS, 20-25 with
+# F_SETS), then each context's hash while its slot is found.
+SCRATCH_HASHES = 40
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 INPUTS = 2 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, then two per context
 FIXED_INPUTS = 5  # bias, order 1, match (two), network; then two per context
@@ -115,7 +139,9 @@ S_SLOTS = 7  # the current slot of each context follows: MAX_CONTEXTS fields
 S_FOUND = S_SLOTS + MAX_CONTEXTS  # how many contexts were seen before, this byte
 S_WORD2 = S_FOUND + 1  # the word before the current one (model 1)
 S_WORD3 = S_FOUND + 2  # the word before that
-S_FIELDS = S_FOUND + 3
+S_LINE = S_FOUND + 3  # where the current line starts (model 2)
+S_ABOVE = S_FOUND + 4  # where the line before it starts
+S_FIELDS = S_FOUND + 5
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
 # and the count at which the next check falls.
@@ -146,21 +172,30 @@ class Tables:
         self.match_table = np.zeros(1 << config.match_bits, dtype=np.int64)
         self.match_map = np.full(2 * 64, (1 << 31), dtype=np.uint32)
         # Weight sets: by c0 and match (1024), by contexts found and bit
-        # position, then (F_LAYERS) by the last byte and by the one before.
-        sets = 256 * 4 + (MAX_CONTEXTS + 1) * 8 + 2 * 256
-        self.weights = np.full((sets, INPUTS), 16384, dtype=np.int64)
+        # position, then (F_LAYERS) by the last byte and by the one before,
+        # then (F_SETS) by order 2 and by the match state.
         parts = MODEL_PARTS[config.model]
+        sets = 256 * 4 + (MAX_CONTEXTS + 1) * 8 + 2 * 256 + (SET5 + SET6 if parts & F_SETS else 0)
+        self.weights = np.full((sets, INPUTS), 16384, dtype=np.int64)
         active = list(range(SHARED))  # the contexts in input order: shared, model 1's, keyed
-        for index, part in ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE)):
+        quiet = []  # model 2's contexts' places in it
+        for index, part in ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),
+                            (ORDER5, F_ORDERS), (ORDER8, F_ORDERS), (TRIGRAM, F_TRIGRAM),
+                            (ABOVE, F_COLUMNS), (COLUMN, F_COLUMNS),
+                            (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT)):
             if parts & part:
                 active.append(index)
+                if index >= ORDER5:
+                    quiet.append(len(active) - 1)
         unkeyed = len(active)
         if config.keyed:
             active += list(range(SHARED, SHARED + KEYED))
-        # Inputs that may say nothing at first (the keyed contexts, the network)
-        # start at weight 0: the mixer raises them as they prove useful.
+        # Inputs that may say nothing at first (the keyed contexts, the network,
+        # model 2's contexts) start at weight 0: the mixer raises them as they prove useful.
         self.weights[:, FIXED_INPUTS + 2 * unkeyed:] = 0
         self.weights[:, NETWORK_INPUT] = 0
+        for k in quiet:  # so are model 2's (on 60 KB of text: +0.5% at 16384, 0% at 0)
+            self.weights[:, FIXED_INPUTS + 2 * k:FIXED_INPUTS + 2 * k + 2] = 0
         self.weights = self.weights.reshape(-1)
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
         self.apm1 = np.tile(knots, 256)
@@ -178,12 +213,16 @@ class Tables:
                                    dtype=np.int64)
         self.apm3 = np.tile(knots, (1 << APM3_BITS) if parts & F_APM3 else 1)
         # The final mixer's weights, per c0: the average of the sets at first.
-        self.final = np.full(256 * SETS, 65536 // SETS, dtype=np.int64)
+        count = SETS2 if parts & F_SETS else SETS
+        self.final = np.full(256 * count, 65536 // count, dtype=np.int64)
+        # F_INDIRECT: the two bytes that followed each byte, each byte pair, last.
+        self.followers = np.zeros(256 + 65536 if parts & F_INDIRECT else 1, dtype=np.int64)
 
     def arrays(self) -> tuple:
         return (self.nodes, self.direct, self.state_maps, self.match_table,
                 self.match_map, self.weights, self.apm1, self.apm2, self.streams, self.buffer,
-                self.known, self.inputs, self.scratch, self.parameters, self.apm3, self.final)
+                self.known, self.inputs, self.scratch, self.parameters, self.apm3, self.final,
+                self.followers)
 
 
 def _history_prior(h: int) -> int:
@@ -260,7 +299,7 @@ def _find_slot(nodes, bits, h):
 def _start_byte(tables, s, bits):
     """Find the contexts' slots for stream s's next byte (first nibble)."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
     history = streams[s, S_HISTORY]
     word = streams[s, S_WORD]
     for i in range(5):
@@ -277,6 +316,33 @@ def _start_byte(tables, s, bits):
         scratch[SCRATCH_HASHES + BIGRAM] = _hash(word + streams[s, S_WORD2] * 0x3A8F05C5, 22)
         scratch[SCRATCH_HASHES + SKIPGRAM] = _hash(word + streams[s, S_WORD3] * 0x3A8F05C5, 25)
         scratch[SCRATCH_HASHES + SPARSE] = _hash((history >> 8) & 0xFFFF, 23)
+    parts = parameters[P_PARTS]
+    if parts & (F_ORDERS | F_COLUMNS):
+        position = streams[s, S_POSITION]
+        start = streams[s, S_BASE]
+        if parts & F_ORDERS:
+            scratch[SCRATCH_HASHES + ORDER5] = _hash(history & 0xFFFFFFFFFF, 41)
+            older = 0
+            for k in range(7, 9):
+                if position >= k:
+                    older = (older << 8) | np.int64(buffer[start + position - k])
+            scratch[SCRATCH_HASHES + ORDER8] = _hash(history * 0x10001 + older, 42)
+        if parts & F_COLUMNS:
+            line = streams[s, S_LINE]
+            column = position - line
+            above = 0
+            if line > 0 and streams[s, S_ABOVE] + column < line:
+                above = np.int64(buffer[start + streams[s, S_ABOVE] + column])
+            scratch[SCRATCH_HASHES + ABOVE] = _hash(above * 256 + (history & 255), 44)
+            scratch[SCRATCH_HASHES + COLUMN] = _hash(above * 4096 + min(column, 4095), 45)
+    if parts & F_INDIRECT:
+        c1 = history & 255
+        c2 = history & 0xFFFF
+        scratch[SCRATCH_HASHES + INDIRECT1] = _hash(c1 * 65536 + followers[c1], 46)
+        scratch[SCRATCH_HASHES + INDIRECT2] = _hash(c2 * 65536 + followers[256 + c2], 47)
+    if parts & F_TRIGRAM:
+        scratch[SCRATCH_HASHES + TRIGRAM] = _hash(
+            word + (streams[s, S_WORD2] + streams[s, S_WORD3] * 0x3A8F05C5) * 0x2F0F3A55, 43)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
 
 
@@ -300,7 +366,7 @@ def _find_slots(nodes, bits, streams, s, scratch, parameters):
 @nb.njit(**_JIT)
 def _second_nibble(tables, s, bits, c0):
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
         scratch[SCRATCH_HASHES + i] = _hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
@@ -321,11 +387,20 @@ def _two_dots(inputs, weights, n, set_a, set_b):
 
 
 @nb.njit(**_JIT)
+def _note_sets(scratch, at, set_a, set_b, dot_a, dot_b):
+    """Keep two weight sets' indices and outputs for their update."""
+    scratch[at] = set_a
+    scratch[at + 1] = set_b
+    scratch[at + 2] = _squash(dot_a)
+    scratch[at + 3] = _squash(dot_b)
+
+
+@nb.njit(**_JIT)
 def _predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
     node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
     if bitpos >= 4:
         node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
@@ -336,6 +411,7 @@ def _predict(tables, s, c0, bitpos, network):
     inputs[1] = _STRETCH[direct[last * 256 + c0] >> 16]  # order 1 direct, collision-free
     length = streams[s, S_MATCH_LEN]
     bucket = 0
+    match_state = 0
     inputs[2] = 0
     inputs[3] = 0
     if length > 0:
@@ -346,6 +422,7 @@ def _predict(tables, s, c0, bitpos, network):
             inputs[2] = _STRETCH[match_map[capped * 2 + bit] >> 16]
             inputs[3] = (capped * 64) if bit else -(capped * 64)
             bucket = 1 if length < 16 else (2 if length < 32 else 3)
+            match_state = 1 + capped * 2 + bit
         else:
             streams[s, S_MATCH_LEN] = 0
     inputs[NETWORK_INPUT] = network
@@ -367,14 +444,19 @@ def _predict(tables, s, c0, bitpos, network):
         set3 = 1024 + (MAX_CONTEXTS + 1) * 8 + last
         set4 = set3 + 256 - last + ((streams[s, S_HISTORY] >> 8) & 255)
         dot3, dot4 = _two_dots(inputs, weights, n, set3, set4)
-        f = c0 * SETS
-        mixed = (dot1 * final[f] + dot2 * final[f + 1] + dot3 * final[f + 2]
-                 + dot4 * final[f + 3]) >> 16
-        mixed = max(min(mixed, 2047), -2047)
-        scratch[8] = set3
-        scratch[9] = set4
-        scratch[10] = _squash(dot3)
-        scratch[11] = _squash(dot4)
+        f = c0 * (SETS2 if parts & F_SETS else SETS)
+        mixed = dot1 * final[f] + dot2 * final[f + 1] + dot3 * final[f + 2] + dot4 * final[f + 3]
+        if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
+            after = set4 + 256 - ((streams[s, S_HISTORY] >> 8) & 255)
+            set5 = after + (_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
+            set6 = after + SET5 + match_state * 8 + bitpos
+            dot5, dot6 = _two_dots(inputs, weights, n, set5, set6)
+            mixed += dot5 * final[f + 4] + dot6 * final[f + 5]
+            _note_sets(scratch, 20, set5, set6, dot5, dot6)
+            scratch[24] = dot5
+            scratch[25] = dot6
+        mixed = max(min(mixed >> 16, 2047), -2047)
+        _note_sets(scratch, 8, set3, set4, dot3, dot4)
         scratch[12] = dot1
         scratch[13] = dot2
         scratch[14] = dot3
@@ -423,7 +505,7 @@ def _learn(weights, inputs, n, weight_set, p, bit, rate):
 @nb.njit(**_JIT)
 def _update(tables, s, c0, bitpos, bit, node):
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
     rate = parameters[P_RATE]
     parts = parameters[P_PARTS]
     for k in range(parameters[P_COUNT]):
@@ -465,6 +547,10 @@ def _update(tables, s, c0, bitpos, bit, node):
         f = scratch[16]
         for k in range(SETS):
             final[f + k] += (scratch[12 + k] * error) >> 16
+        if parts & F_SETS:
+            for k in range(2):
+                _learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate)
+                final[f + SETS + k] += (scratch[24 + k] * error) >> 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
     apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
@@ -475,11 +561,19 @@ def _update(tables, s, c0, bitpos, bit, node):
 def _end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
     position = streams[s, S_BASE] + streams[s, S_POSITION]
     buffer[position] = byte
     known[position] = 1
     streams[s, S_POSITION] += 1
+    if byte == 10:
+        streams[s, S_ABOVE] = streams[s, S_LINE]
+        streams[s, S_LINE] = streams[s, S_POSITION]
+    if parameters[P_PARTS] & F_INDIRECT:
+        c1 = streams[s, S_HISTORY] & 255
+        c2 = streams[s, S_HISTORY] & 0xFFFF
+        followers[c1] = ((followers[c1] << 8) | byte) & 0xFFFF
+        followers[256 + c2] = ((followers[256 + c2] << 8) | byte) & 0xFFFF
     streams[s, S_HISTORY] = ((streams[s, S_HISTORY] << 8) | byte) & 0xFFFFFFFFFFFF
     lower = byte + 32 if 65 <= byte <= 90 else byte
     if 97 <= lower <= 122 or byte >= 128:
