@@ -95,9 +95,11 @@ MAX_CONTEXTS = SHARED + KEYED + 10
 # instead of the average of the first two; APM3: a third APM, on a hash of
 # order 2 and c0; RATE: the mixers learn faster at first; then model 2's
 # contexts, and SETS: two more weight sets (order 2 hashed to 12 bits, the
-# match state and bit position) under the final mixer.
+# match state and bit position) under the final mixer; WORDSET: two more (the
+# letters in the current word, the last byte's kind and the bit position; a
+# copy of the first set learning at a quarter of the rate).
 F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
-F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT = 64, 128, 256, 512, 1024
+F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
 # Model 1 on enwik6, level fast: 229,052 -> 223,940 bytes; each part alone
 # (scripts/statistics_sweep.py, the six shared files' total 675,950):
 # bigram -3.1K, skip-gram -1.4K, sparse -1.4K (-5% on compiled code),
@@ -108,21 +110,25 @@ MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
 # Rust's releases.md, four Python stdlib modules, 400 KB of a shared library;
 # model 1: 286,080 bytes): orders -0.8%, trigram -0.3%, columns -1.4%, sets -0.6%,
 # indirect -1.0% (-2.8% on the library); all together 275,739 (-3.6%), and
-# 274,895 (-3.9%) with their weights starting at 0 as the keyed ones do, at
-# about 0.6 times model 1's speed. Tried and left out: an APM on the match
+# 274,895 (-3.9%) with their weights starting at 0 as the keyed ones do;
+# the word sets another -0.4% (273,814; -0.2% on held-out files); at about
+# 0.6 times model 1's speed. Tried and left out: an APM on the match
 # state (-0.06%), letters-only and word-separator contexts (+0.1% on prose),
 # counters that stop slowing down at 60 or 127 updates (+0.02-0.05%).
-MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT,)
+MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
+                | F_WORDSET,)
 # Fields of Tables.parameters: then how many contexts are active, and their
 # indices in input order.
 P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_COUNT = range(6)
 P_ACTIVE = P_COUNT + 1
 SETS = 4  # weight sets with F_LAYERS
 SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
+SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
+WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
 SET5 = 4096  # order 2, hashed
 SET6 = 65 * 8  # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 # Scratch: the current bit's mixer state (0-7; 8-18 with F_LAYERS, 20-25 with
-# F_SETS), then each context's hash while its slot is found.
+# F_SETS, 26-31 with F_WORDSET), then each context's hash while its slot is found.
 SCRATCH_HASHES = 40
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 INPUTS = 2 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, then two per context
@@ -141,7 +147,8 @@ S_WORD2 = S_FOUND + 1  # the word before the current one (model 1)
 S_WORD3 = S_FOUND + 2  # the word before that
 S_LINE = S_FOUND + 3  # where the current line starts (model 2)
 S_ABOVE = S_FOUND + 4  # where the line before it starts
-S_FIELDS = S_FOUND + 5
+S_WORDLEN = S_FOUND + 5  # letters in the current word (model 2)
+S_FIELDS = S_FOUND + 6
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
 # and the count at which the next check falls.
@@ -175,7 +182,8 @@ class Tables:
         # position, then (F_LAYERS) by the last byte and by the one before,
         # then (F_SETS) by order 2 and by the match state.
         parts = MODEL_PARTS[config.model]
-        sets = 256 * 4 + (MAX_CONTEXTS + 1) * 8 + 2 * 256 + (SET5 + SET6 if parts & F_SETS else 0)
+        sets = (256 * 4 + (MAX_CONTEXTS + 1) * 8 + 2 * 256 + (SET5 + SET6 if parts & F_SETS else 0)
+                + (WORD_SETS + 1024 if parts & F_WORDSET else 0))
         self.weights = np.full((sets, INPUTS), 16384, dtype=np.int64)
         active = list(range(SHARED))  # the contexts in input order: shared, model 1's, keyed
         quiet = []  # model 2's contexts' places in it
@@ -213,7 +221,7 @@ class Tables:
                                    dtype=np.int64)
         self.apm3 = np.tile(knots, (1 << APM3_BITS) if parts & F_APM3 else 1)
         # The final mixer's weights, per c0: the average of the sets at first.
-        count = SETS2 if parts & F_SETS else SETS
+        count = SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS
         self.final = np.full(256 * count, 65536 // count, dtype=np.int64)
         # F_INDIRECT: the two bytes that followed each byte, each byte pair, last.
         self.followers = np.zeros(256 + 65536 if parts & F_INDIRECT else 1, dtype=np.int64)
@@ -444,7 +452,7 @@ def _predict(tables, s, c0, bitpos, network):
         set3 = 1024 + (MAX_CONTEXTS + 1) * 8 + last
         set4 = set3 + 256 - last + ((streams[s, S_HISTORY] >> 8) & 255)
         dot3, dot4 = _two_dots(inputs, weights, n, set3, set4)
-        f = c0 * (SETS2 if parts & F_SETS else SETS)
+        f = c0 * (SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS)
         mixed = dot1 * final[f] + dot2 * final[f + 1] + dot3 * final[f + 2] + dot4 * final[f + 3]
         if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
             after = set4 + 256 - ((streams[s, S_HISTORY] >> 8) & 255)
@@ -455,6 +463,16 @@ def _predict(tables, s, c0, bitpos, network):
             _note_sets(scratch, 20, set5, set6, dot5, dot6)
             scratch[24] = dot5
             scratch[25] = dot6
+            if parts & F_WORDSET:  # two more: by the word so far, and set 1 learning slowly
+                kind = 0 if 97 <= (last | 32) <= 122 else (
+                    1 if 48 <= last <= 57 else (2 if last <= 32 else 3))  # letter, digit, space
+                set7 = after + SET5 + SET6 + (min(streams[s, S_WORDLEN], 7) * 4 + kind) * 8 + bitpos
+                set8 = after + SET5 + SET6 + WORD_SETS + set1
+                dot7, dot8 = _two_dots(inputs, weights, n, set7, set8)
+                mixed += dot7 * final[f + 6] + dot8 * final[f + 7]
+                _note_sets(scratch, 26, set7, set8, dot7, dot8)
+                scratch[30] = dot7
+                scratch[31] = dot8
         mixed = max(min(mixed >> 16, 2047), -2047)
         _note_sets(scratch, 8, set3, set4, dot3, dot4)
         scratch[12] = dot1
@@ -551,6 +569,11 @@ def _update(tables, s, c0, bitpos, bit, node):
             for k in range(2):
                 _learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate)
                 final[f + SETS + k] += (scratch[24 + k] * error) >> 16
+        if parts & F_WORDSET:
+            _learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate)
+            _learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2)
+            for k in range(2):
+                final[f + SETS2 + k] += (scratch[30 + k] * error) >> 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
     apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
@@ -577,12 +600,14 @@ def _end_byte(tables, s, byte, bits, match_bits):
     streams[s, S_HISTORY] = ((streams[s, S_HISTORY] << 8) | byte) & 0xFFFFFFFFFFFF
     lower = byte + 32 if 65 <= byte <= 90 else byte
     if 97 <= lower <= 122 or byte >= 128:
+        streams[s, S_WORDLEN] += 1
         streams[s, S_WORD] = (streams[s, S_WORD] + lower + 1) * 0x2F0F3A55 & 0xFFFFFFFFFFFF
     else:
         if streams[s, S_WORD] != 0:
             streams[s, S_WORD3] = streams[s, S_WORD2]
             streams[s, S_WORD2] = streams[s, S_WORD]
         streams[s, S_WORD] = 0
+        streams[s, S_WORDLEN] = 0
     # Match model: extend the match if the predicted byte came, else look one up.
     length = streams[s, S_MATCH_LEN]
     if length > 0:
