@@ -17,7 +17,7 @@ current word with the previous one and with the one before that; bytes 2-3
 back), two more weight sets (by the last byte and by the one before) with a
 final mixer in place of the two sets' average, a third APM on order 2, and a
 mixer rate that starts higher; model 2 (level max) adds seven contexts
-(orders 5 and 8, three words, two by column, two indirect) and two more
+(orders 5 and 8, three words, two by column, two indirect) and four more
 weight sets. Models 0 and 1 stay as they were, bit for bit, so that older
 archives decode.
 
@@ -33,7 +33,7 @@ Two ways to drive it share one per-bit predictor and one update:
   the keyed contexts keep it.
 
 Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
-that, model 2 about 2.5 times), whatever the stream count;
+that, model 2 about 3 times), whatever the stream count;
 tables take `table_bytes(bits)` (64 bytes a slot: one cache line).
 The first call in a process compiles the loops (seconds) or loads them from
 numba's cache beside this file.
@@ -105,16 +105,18 @@ F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 51
 # bigram -3.1K, skip-gram -1.4K, sparse -1.4K (-5% on compiled code),
 # layers -4.8K, APM3 -1.3K, rate -1.0K; all together 662,301.
 MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
-# Model 2 against model 1 in file order (scripts/statistics_sweep.py, tuned on
-# files outside the shared corpus: the Rust book's print.html, Node's fs.md,
-# Rust's releases.md, four Python stdlib modules, 400 KB of a shared library;
-# model 1: 286,080 bytes): orders -0.8%, trigram -0.3%, columns -1.4%, sets -0.6%,
-# indirect -1.0% (-2.8% on the library); all together 275,739 (-3.6%), and
-# 274,895 (-3.9%) with their weights starting at 0 as the keyed ones do;
-# the word sets another -0.4% (273,814; -0.2% on held-out files); at about
-# 0.6 times model 1's speed. Tried and left out: an APM on the match
-# state (-0.06%), letters-only and word-separator contexts (+0.1% on prose),
-# counters that stop slowing down at 60 or 127 updates (+0.02-0.05%).
+# Model 2 against model 1 in file order (scripts/statistics_sweep.py, archive
+# bytes, tuned on files outside the shared corpus: the Rust book's print.html,
+# Node's fs.md, Rust's releases.md, four Python stdlib modules, 400 KB of a
+# shared library; model 1: 286,080): orders -0.8%, trigram -0.3%, columns
+# -1.4%, sets -0.6%, indirect -1.0% (-2.8% on the library); all together
+# 275,924 (-3.6%); 275,080 (-3.9%) with their weights starting at 0 as the
+# keyed ones do; the word sets another -0.4%: 273,999 (-4.2%; on held-out
+# files -1.7% to -4.4%, README), at about half model 1's speed. Tried and
+# left out: APMs on the match state (-0.06%) and on order 3 (+0.02%),
+# letters-only and word-separator contexts (+0.1% on prose), counters that
+# stop slowing down at 60 or 127 updates (+0.02-0.05%), a final mixer
+# learning at half or twice the rate (+0.07%, +0.4%).
 MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
                 | F_WORDSET,)
 # Fields of Tables.parameters: then how many contexts are active, and their
