@@ -128,7 +128,8 @@ SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
 SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
 WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
 SET5 = 4096  # order 2, hashed
-SET6 = 65 * 8  # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
+# match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
+SET6 = 65 * 8
 # Scratch: the current bit's mixer state (0-7; 8-18 with F_LAYERS, 20-25 with
 # F_SETS, 26-31 with F_WORDSET), then each context's hash while its slot is found.
 SCRATCH_HASHES = 40
@@ -182,7 +183,8 @@ class Tables:
         self.match_map = np.full(2 * 64, (1 << 31), dtype=np.uint32)
         # Weight sets: by c0 and match (1024), by contexts found and bit
         # position, then (F_LAYERS) by the last byte and by the one before,
-        # then (F_SETS) by order 2 and by the match state.
+        # then (F_SETS) by order 2 and by the match state, then (F_WORDSET) by
+        # the word so far and a slow copy of the first.
         parts = MODEL_PARTS[config.model]
         sets = (256 * 4 + (MAX_CONTEXTS + 1) * 8 + 2 * 256 + (SET5 + SET6 if parts & F_SETS else 0)
                 + (WORD_SETS + 1024 if parts & F_WORDSET else 0))
@@ -204,7 +206,7 @@ class Tables:
         # model 2's contexts) start at weight 0: the mixer raises them as they prove useful.
         self.weights[:, FIXED_INPUTS + 2 * unkeyed:] = 0
         self.weights[:, NETWORK_INPUT] = 0
-        for k in quiet:  # so are model 2's (on 60 KB of text: +0.5% at 16384, 0% at 0)
+        for k in quiet:  # (on 60 KB of text: +0.5% against model 1 at 16384, 0% at 0)
             self.weights[:, FIXED_INPUTS + 2 * k:FIXED_INPUTS + 2 * k + 2] = 0
         self.weights = self.weights.reshape(-1)
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
