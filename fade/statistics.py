@@ -119,19 +119,23 @@ MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
 # learning at half or twice the rate (+0.07%, +0.4%).
 MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
                 | F_WORDSET,)
-# Fields of Tables.parameters: then how many contexts are active, and their
-# indices in input order.
-P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_COUNT = range(6)
+# Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
+# then how many contexts are active, and their indices in input order.
+P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_COUNT = range(7)
 P_ACTIVE = P_COUNT + 1
 SETS = 4  # weight sets with F_LAYERS
 SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
 SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
 WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
+LAYER_SETS = 1024 + (MAX_CONTEXTS + 1) * 8  # where F_LAYERS' sets start: by the last byte
+MORE_SETS = LAYER_SETS + 2 * 256  # where F_SETS' start: by order 2, then by the match state
 SET5 = 4096  # order 2, hashed
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
-# Scratch: the current bit's mixer state (0-7; 8-18 with F_LAYERS, 20-25 with
-# F_SETS, 26-31 with F_WORDSET), then each context's hash while its slot is found.
+# Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
+# F_SETS, 26-29 with F_WORDSET; the sets' outputs under the final mixer from
+# SCRATCH_DOTS), then each context's hash while its slot is found.
+SCRATCH_DOTS = 32
 SCRATCH_HASHES = 40
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 INPUTS = 2 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, then two per context
@@ -186,7 +190,7 @@ class Tables:
         # then (F_SETS) by order 2 and by the match state, then (F_WORDSET) by
         # the word so far and a slow copy of the first.
         parts = MODEL_PARTS[config.model]
-        sets = (256 * 4 + (MAX_CONTEXTS + 1) * 8 + 2 * 256 + (SET5 + SET6 if parts & F_SETS else 0)
+        sets = (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
                 + (WORD_SETS + 1024 if parts & F_WORDSET else 0))
         self.weights = np.full((sets, INPUTS), 16384, dtype=np.int64)
         active = list(range(SHARED))  # the contexts in input order: shared, model 1's, keyed
@@ -220,13 +224,13 @@ class Tables:
         self.coder = np.zeros(8, dtype=np.int64)
         self.coder[C_NEXT] = CHECK_FIRST
         self.coder[C_HIGH] = 0xFFFFFFFF
+        final_sets = SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS
         self.parameters = np.array([config.table_bits, config.match_bits, config.mixer_rate,
-                                    int(config.keyed), parts, len(active), *active],
+                                    int(config.keyed), parts, final_sets, len(active), *active],
                                    dtype=np.int64)
         self.apm3 = np.tile(knots, (1 << APM3_BITS) if parts & F_APM3 else 1)
         # The final mixer's weights, per c0: the average of the sets at first.
-        count = SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS
-        self.final = np.full(256 * count, 65536 // count, dtype=np.int64)
+        self.final = np.full(256 * final_sets, 65536 // final_sets, dtype=np.int64)
         # F_INDIRECT: the two bytes that followed each byte, each byte pair, last.
         self.followers = np.zeros(256 + 65536 if parts & F_INDIRECT else 1, dtype=np.int64)
 
@@ -399,12 +403,17 @@ def _two_dots(inputs, weights, n, set_a, set_b):
 
 
 @nb.njit(**_JIT)
-def _note_sets(scratch, at, set_a, set_b, dot_a, dot_b):
-    """Keep two weight sets' indices and outputs for their update."""
+def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
+    """Two more weight sets under the final mixer: their outputs, kept as its
+    inputs `place` and `place` + 1, and their indices and probabilities at
+    scratch[at:at + 4] for their update."""
+    dot_a, dot_b = _two_dots(inputs, weights, n, set_a, set_b)
     scratch[at] = set_a
     scratch[at + 1] = set_b
     scratch[at + 2] = _squash(dot_a)
     scratch[at + 3] = _squash(dot_b)
+    scratch[SCRATCH_DOTS + place] = dot_a
+    scratch[SCRATCH_DOTS + place + 1] = dot_b
 
 
 @nb.njit(**_JIT)
@@ -453,36 +462,26 @@ def _predict(tables, s, c0, bitpos, network):
     if parts & F_LAYERS:
         # Two more weight sets, by the last byte and by the one before, and a
         # final mixer of the four outputs, its weights chosen by c0.
-        set3 = 1024 + (MAX_CONTEXTS + 1) * 8 + last
-        set4 = set3 + 256 - last + ((streams[s, S_HISTORY] >> 8) & 255)
-        dot3, dot4 = _two_dots(inputs, weights, n, set3, set4)
-        f = c0 * (SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS)
-        mixed = dot1 * final[f] + dot2 * final[f + 1] + dot3 * final[f + 2] + dot4 * final[f + 3]
+        set3 = LAYER_SETS + last
+        set4 = LAYER_SETS + 256 + ((streams[s, S_HISTORY] >> 8) & 255)
+        _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
         if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
-            after = set4 + 256 - ((streams[s, S_HISTORY] >> 8) & 255)
-            set5 = after + (_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
-            set6 = after + SET5 + match_state * 8 + bitpos
-            dot5, dot6 = _two_dots(inputs, weights, n, set5, set6)
-            mixed += dot5 * final[f + 4] + dot6 * final[f + 5]
-            _note_sets(scratch, 20, set5, set6, dot5, dot6)
-            scratch[24] = dot5
-            scratch[25] = dot6
+            set5 = MORE_SETS + (_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
+            set6 = MORE_SETS + SET5 + match_state * 8 + bitpos
+            _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
             if parts & F_WORDSET:  # two more: by the word so far, and set 1 learning slowly
                 kind = 0 if 97 <= (last | 32) <= 122 else (
                     1 if 48 <= last <= 57 else (2 if last <= 32 else 3))  # letter, digit, space
-                set7 = after + SET5 + SET6 + (min(streams[s, S_WORDLEN], 7) * 4 + kind) * 8 + bitpos
-                set8 = after + SET5 + SET6 + WORD_SETS + set1
-                dot7, dot8 = _two_dots(inputs, weights, n, set7, set8)
-                mixed += dot7 * final[f + 6] + dot8 * final[f + 7]
-                _note_sets(scratch, 26, set7, set8, dot7, dot8)
-                scratch[30] = dot7
-                scratch[31] = dot8
+                word_sets = MORE_SETS + SET5 + SET6
+                set7 = word_sets + (min(streams[s, S_WORDLEN], 7) * 4 + kind) * 8 + bitpos
+                _note_sets(scratch, 26, set7, word_sets + WORD_SETS + set1, inputs, weights, n, 6)
+        scratch[SCRATCH_DOTS] = dot1
+        scratch[SCRATCH_DOTS + 1] = dot2
+        f = c0 * parameters[P_SETS]
+        mixed = 0
+        for k in range(parameters[P_SETS]):
+            mixed += scratch[SCRATCH_DOTS + k] * final[f + k]
         mixed = max(min(mixed >> 16, 2047), -2047)
-        _note_sets(scratch, 8, set3, set4, dot3, dot4)
-        scratch[12] = dot1
-        scratch[13] = dot2
-        scratch[14] = dot3
-        scratch[15] = dot4
         scratch[16] = f
         scratch[17] = _squash(mixed)
     else:
@@ -567,17 +566,14 @@ def _update(tables, s, c0, bitpos, bit, node):
             _learn(weights, inputs, scratch[7], scratch[8 + k], scratch[10 + k], bit, rate)
         error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
         f = scratch[16]
-        for k in range(SETS):
-            final[f + k] += (scratch[12 + k] * error) >> 16
+        for k in range(parameters[P_SETS]):
+            final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
         if parts & F_SETS:
             for k in range(2):
                 _learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate)
-                final[f + SETS + k] += (scratch[24 + k] * error) >> 16
         if parts & F_WORDSET:
             _learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate)
             _learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2)
-            for k in range(2):
-                final[f + SETS2 + k] += (scratch[30 + k] * error) >> 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
     apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
