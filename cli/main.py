@@ -447,7 +447,7 @@ def fade_cli():
               help="default: the network and the context-mixing statistics, mixed bit by "
                    "bit (the hybrid; with --method auto the statistics alone where they are "
                    "smaller); fast: the statistics alone, no network (hundreds of KB/s); "
-                   "max: as default with stronger statistics (model 2), for the best ratio "
+                   "max: as default with stronger statistics (model 3), for the best ratio "
                    f"[default: {DEFAULT_LEVEL}, or with --preset the network alone].")
 @click.option("--preset", type=click.Choice(list(PRESETS)), default=None,
               help=f"The network's size; without --level, the network codes alone "

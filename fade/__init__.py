@@ -6,7 +6,7 @@ frame (fade.frames).
 It never imports click or tqdm; progress is reported through a callback.
 """
 
-__version__ = "0.9.0"
+__version__ = "0.10.0"
 
 from fade import environment  # noqa: E402  (first: before anything imports torch)
 

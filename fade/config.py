@@ -174,7 +174,9 @@ class StatisticsConfig:
     order-2 APM (2.0% smaller on the shared files, ~30% slower); 2 adds
     higher orders, column and indirect contexts and four more weight sets
     (1.5% smaller than 1 on the shared files, 1.7-4.4% on held-out ones,
-    ~1.9x slower)."""
+    ~1.9x slower); 3 adds each context's run, match-byte, sparse and record
+    contexts (1.0% smaller than 2 on the shared files, 1.1-6.5% on held-out
+    ones, ~1.7x slower)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -187,7 +189,8 @@ class StatisticsConfig:
         return (table_bytes(self.table_bits) + 8 * (1 << self.match_bits)
                 + 8 * (65537 + (1 << APM3_BITS if self.model else 0)) * APM_KNOTS  # APMs
                 + 2 * length + 8 * 32 * streams + (1 << 20)
-                + ((5 << 20) if self.model == 2 else 0))  # weight sets, followers
+                + ((5 << 20) if self.model >= 2 else 0)  # weight sets, followers
+                + ((8 << self.table_bits) if self.model >= 3 else 0))  # runs
 
     def sized(self, length: int) -> "StatisticsConfig":
         """These settings with tables no larger than `length` bytes call for
@@ -211,7 +214,7 @@ class StatisticsConfig:
 # Domains of StatisticsConfig's fields (docs/format.md): tables from 64 KiB
 # to 4 GiB; the mixer's rate as a 16-bit fraction.
 STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
-                     "keyed": (0, 1), "model": (0, 2)}
+                     "keyed": (0, 1), "model": (0, 3)}
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # statistics model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 SLOT_BYTES = 64  # a hash table slot: one nibble of one context, one cache line
@@ -241,10 +244,10 @@ LEVELS: dict[str, Level] = {
     # where the network cannot help, model 1 alone in file order (codec.file_order).
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=1),
                      "balanced"),
-    # The best ratio at >= 1 KB/s: the default network with statistics model 2
-    # (higher orders, column and indirect contexts, more weight sets), mixed
-    # or, where the network cannot help, alone in file order.
-    "max": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=2),
+    # The best ratio at >= 1 KB/s: the default network with statistics model 3
+    # (higher orders, column, indirect and match-byte contexts, more weight
+    # sets, runs), mixed or, where the network cannot help, alone in file order.
+    "max": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=3),
                  "balanced"),
 }
 DEFAULT_LEVEL = "default"

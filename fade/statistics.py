@@ -11,15 +11,17 @@ and paq8 family, written anew: integer arithmetic only, squash and stretch
 from integer tables, so any CPU computes the same bits (no numeric profile
 is needed here, unlike the network; FACTS.md).
 
-Three models, chosen by StatisticsConfig.model and recorded in the archive:
+Four models, chosen by StatisticsConfig.model and recorded in the archive:
 model 0 is the one above; model 1 (MODEL_PARTS) adds three contexts (the
 current word with the previous one and with the one before that; bytes 2-3
 back), two more weight sets (by the last byte and by the one before) with a
 final mixer in place of the two sets' average, a third APM on order 2, and a
 mixer rate that starts higher; model 2 (level max) adds seven contexts
 (orders 5 and 8, three words, two by column, two indirect) and four more
-weight sets. Models 0 and 1 stay as they were, bit for bit, so that older
-archives decode.
+weight sets; model 3 (level max from fade 0.10) adds two inputs per context
+(its run and its linear probability) and five contexts (the match model's
+expected byte, two sparse, two by record length). Models 0 to 2 stay as
+they were, bit for bit, so that older archives decode.
 
 Two ways to drive it share one per-bit predictor and one update:
 
@@ -33,7 +35,7 @@ Two ways to drive it share one per-bit predictor and one update:
   the keyed contexts keep it.
 
 Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
-that, model 2 about 3 times), whatever the stream count;
+that, model 2 about 3 times, model 3 about 5 times), whatever the stream count;
 tables take `table_bytes(bits)` (64 bytes a slot: one cache line).
 The first call in a process compiles the loops (seconds) or loads them from
 numba's cache beside this file.
@@ -86,9 +88,14 @@ BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
 # contexts (the byte above in the previous line, with the last byte and with
 # the column: tables, aligned text) and two indirect ones (the last byte, and
 # the last two, with the two bytes that followed them the last times).
-ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2 = range(
-    SHARED + KEYED + 3, SHARED + KEYED + 10)
-MAX_CONTEXTS = SHARED + KEYED + 10
+# Model 3's: the byte the match model expects (with its length and the last
+# byte), two sparse ones (the last byte with the third, bytes 3-4 back), and
+# two record ones (the byte one record length back with the last byte, and
+# with the byte two records back; the length is the distance at which byte
+# values keep repeating, found as paq8's record model does).
+(ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2, EXPECTED, SPARSE2, SPARSE3,
+ RECORD1, RECORD2) = range(SHARED + KEYED + 3, SHARED + KEYED + 15)
+MAX_CONTEXTS = SHARED + KEYED + 15
 # A model's parts, as bits of parameters[P_PARTS]: the three contexts above;
 # LAYERS: four weight sets (c0 and match, contexts found and bit position,
 # the last byte, the byte before it) combined by a final mixer chosen by c0,
@@ -97,9 +104,13 @@ MAX_CONTEXTS = SHARED + KEYED + 10
 # contexts, and SETS: two more weight sets (order 2 hashed to 12 bits, the
 # match state and bit position) under the final mixer; WORDSET: two more (the
 # letters in the current word, the last byte's kind and the bit position; a
-# copy of the first set learning at a quarter of the rate).
+# copy of the first set learning at a quarter of the rate); then model 3's:
+# RUNS, two more inputs per context (the byte it saw last, if the bits so far
+# agree, through a map of how many times in a row it came; the context's
+# probability in the linear domain), and its contexts.
 F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
 F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
+F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
 # Model 1 on enwik6, level fast: 229,052 -> 223,940 bytes; each part alone
 # (scripts/statistics_sweep.py, the six shared files' total 675,950):
 # bigram -3.1K, skip-gram -1.4K, sparse -1.4K (-5% on compiled code),
@@ -119,6 +130,20 @@ MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
 # learning at half or twice the rate (+0.07%, +0.4%).
 MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
                 | F_WORDSET,)
+# Model 3 against model 2, the same way (the five tuning files above and two
+# prose ones: 119 KB of licence texts from /usr/share/common-licenses, 400 KB
+# of man pages; model 2: 368,180): runs -1.0% (-3.2% on the library), their
+# linear inputs -0.6%, the expected byte -0.5%, sparse -0.2%, record -2.2%
+# (-15% on the library, +0.1% on prose; repeats at distances of 4 or more:
+# -0.01%); all together 351,493 (-4.5%); on held-out files -1.1% to -6.5%,
+# on the six shared ones -1.0% (README), at about 0.6 times model 2's speed.
+# Tried and left out: run maps by bit position (+0.03%), weight sets by the
+# runs' votes and by order 3 (-0.01%), confidence-keyed history maps
+# (-0.03%), lower-cased orders 3 and 5 (+0.07%), per-order counter limits
+# (+0.03-0.1%), other APM weights (+0.02%), a third record context (-0.05%,
+# worse on prose), sparse contexts by bytes 2 and 4 and by position mod 4
+# (-0.1%: -1.2% on the library, +0.1% on prose).
+MODEL_PARTS += (MODEL_PARTS[2] | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD,)
 # Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
 # then how many contexts are active, and their indices in input order.
 P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_COUNT = range(7)
@@ -138,7 +163,7 @@ SET6 = 65 * 8
 SCRATCH_DOTS = 32
 SCRATCH_HASHES = 40
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
-INPUTS = 2 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, then two per context
+INPUTS = 4 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, two per context, (F_RUNS) two more
 FIXED_INPUTS = 5  # bias, order 1, match (two), network; then two per context
 NETWORK_INPUT = 4
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -155,7 +180,11 @@ S_WORD3 = S_FOUND + 2  # the word before that
 S_LINE = S_FOUND + 3  # where the current line starts (model 2)
 S_ABOVE = S_FOUND + 4  # where the line before it starts
 S_WORDLEN = S_FOUND + 5  # letters in the current word (model 2)
-S_FIELDS = S_FOUND + 6
+S_RUN = S_FOUND + 6  # F_RUNS: each context's run entry index
+S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # and its predicted byte | count << 8 (-1: none)
+S_RECORD = S_RUN_BYTE + MAX_CONTEXTS  # F_RECORD: the record length found (0: none)
+S_RECORD_SEEN = S_RECORD + 1  # a distance << 16 | how many repeats in a row agreed on it
+S_FIELDS = S_RECORD + 2
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
 # and the count at which the next check falls.
@@ -198,7 +227,9 @@ class Tables:
         for index, part in ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),
                             (ORDER5, F_ORDERS), (ORDER8, F_ORDERS), (TRIGRAM, F_TRIGRAM),
                             (ABOVE, F_COLUMNS), (COLUMN, F_COLUMNS),
-                            (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT)):
+                            (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT),
+                            (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
+                            (RECORD1, F_RECORD), (RECORD2, F_RECORD)):
             if parts & part:
                 active.append(index)
                 if index >= ORDER5:
@@ -212,6 +243,7 @@ class Tables:
         self.weights[:, NETWORK_INPUT] = 0
         for k in quiet:  # (on 60 KB of text: +0.5% against model 1 at 16384, 0% at 0)
             self.weights[:, FIXED_INPUTS + 2 * k:FIXED_INPUTS + 2 * k + 2] = 0
+        self.weights[:, FIXED_INPUTS + 2 * len(active):] = 0  # F_RUNS' inputs
         self.weights = self.weights.reshape(-1)
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
         self.apm1 = np.tile(knots, 256)
@@ -233,12 +265,20 @@ class Tables:
         self.final = np.full(256 * final_sets, 65536 // final_sets, dtype=np.int64)
         # F_INDIRECT: the two bytes that followed each byte, each byte pair, last.
         self.followers = np.zeros(256 + 65536 if parts & F_INDIRECT else 1, dtype=np.int64)
+        # F_RECORD: per stream, where each byte value came last (+ 1), and the
+        # distance from its time before.
+        self.recent = np.zeros((max(streams, 1) if parts & F_RECORD else 1, 512), dtype=np.int64)
+        # F_RUNS: per context hash, the byte it saw last and how many times in a
+        # row (check << 16 | count << 8 | byte); per context, a map of (count up
+        # to 15, the bit the run expects) to the probability of a 1.
+        self.runs = np.zeros(slots if parts & F_RUNS else 1, dtype=np.int64)
+        self.run_map = np.full(MAX_CONTEXTS * 64, 1 << 31, dtype=np.uint32)
 
     def arrays(self) -> tuple:
         return (self.nodes, self.direct, self.state_maps, self.match_table,
                 self.match_map, self.weights, self.apm1, self.apm2, self.streams, self.buffer,
                 self.known, self.inputs, self.scratch, self.parameters, self.apm3, self.final,
-                self.followers)
+                self.followers, self.runs, self.run_map, self.recent)
 
 
 def _history_prior(h: int) -> int:
@@ -315,7 +355,8 @@ def _find_slot(nodes, bits, h):
 def _start_byte(tables, s, bits):
     """Find the contexts' slots for stream s's next byte (first nibble)."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
+     run_map, recent) = tables
     history = streams[s, S_HISTORY]
     word = streams[s, S_WORD]
     for i in range(5):
@@ -356,10 +397,41 @@ def _start_byte(tables, s, bits):
         c2 = history & 0xFFFF
         scratch[SCRATCH_HASHES + INDIRECT1] = _hash(c1 * 65536 + followers[c1], 46)
         scratch[SCRATCH_HASHES + INDIRECT2] = _hash(c2 * 65536 + followers[256 + c2], 47)
+    if parts & F_SPARSE2:
+        scratch[SCRATCH_HASHES + SPARSE2] = _hash(history & 0xFF00FF, 55)
+        scratch[SCRATCH_HASHES + SPARSE3] = _hash((history >> 16) & 0xFFFF, 56)
+    if parts & F_RECORD:
+        position = streams[s, S_POSITION]
+        start = streams[s, S_BASE]
+        r = streams[s, S_RECORD]
+        back1 = 0  # the bytes one and two records back
+        back2 = 0
+        if r > 0 and position >= 2 * r:
+            back1 = np.int64(buffer[start + position - r])
+            back2 = np.int64(buffer[start + position - 2 * r])
+        r = min(r, 4095)
+        scratch[SCRATCH_HASHES + RECORD1] = _hash(((back1 << 8) | (history & 255)) * 4096 + r, 57)
+        scratch[SCRATCH_HASHES + RECORD2] = _hash(((back1 << 8) | back2) * 4096 + r, 58)
+    if parts & F_EXPECTED:
+        expected = 0
+        if streams[s, S_MATCH_LEN] > 0:
+            expected = (np.int64(buffer[streams[s, S_MATCH_PTR]]) + 256) * 16 + min(
+                streams[s, S_MATCH_LEN], 15)
+        scratch[SCRATCH_HASHES + EXPECTED] = _hash(expected * 256 + (history & 255), 48)
     if parts & F_TRIGRAM:
         scratch[SCRATCH_HASHES + TRIGRAM] = _hash(
             word + (streams[s, S_WORD2] + streams[s, S_WORD3] * 0x3A8F05C5) * 0x2F0F3A55, 43)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
+    if parts & F_RUNS:
+        mask = (np.int64(1) << bits) - 1
+        for k in range(parameters[P_COUNT]):
+            i = parameters[P_ACTIVE + k]
+            h = scratch[SCRATCH_HASHES + i]
+            index = (h >> 8) & mask
+            check = (h >> 40) & 0xFFFFFF
+            streams[s, S_RUN + i] = index | (check << 32)
+            entry = runs[index]
+            streams[s, S_RUN_BYTE + i] = (entry & 0xFFFF) if (entry >> 16) == check else -1
 
 
 @nb.njit(**_JIT)
@@ -382,7 +454,8 @@ def _find_slots(nodes, bits, streams, s, scratch, parameters):
 @nb.njit(**_JIT)
 def _second_nibble(tables, s, bits, c0):
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
+     run_map, recent) = tables
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
         scratch[SCRATCH_HASHES + i] = _hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
@@ -421,7 +494,8 @@ def _predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
+     run_map, recent) = tables
     node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
     if bitpos >= 4:
         node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
@@ -455,6 +529,25 @@ def _predict(tables, s, c0, bitpos, network):
         h = (value >> 8) & 255
         inputs[n + 1] = _STRETCH[state_maps[i * 256 + h] >> 16] if h else 0
         n += 2
+    if parameters[P_PARTS] & F_RUNS:
+        # Two more inputs per context (model 3): its run's prediction, and its
+        # probability in the linear domain (the mixer's other nonlinearity).
+        count = parameters[P_COUNT]
+        for k in range(count):
+            i = parameters[P_ACTIVE + k]
+            run = streams[s, S_RUN_BYTE + i]
+            inputs[n] = 0
+            if run >= 0:
+                predicted = (run & 255) | 256
+                if (predicted >> (8 - bitpos)) == c0:
+                    bit = (predicted >> (7 - bitpos)) & 1
+                    inputs[n] = _STRETCH[run_map[i * 64 + min(run >> 8, 15) * 2 + bit] >> 16]
+                else:  # the byte went another way: no prediction for its other bits
+                    streams[s, S_RUN_BYTE + i] = -1
+            value = nodes[streams[s, S_SLOTS + i] * 16 + node]
+            inputs[n + count] = (np.int64(value >> 16) - 32768) >> 6
+            n += 1
+        n += count
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
     dot1, dot2 = _two_dots(inputs, weights, n, set1, set2)
@@ -526,7 +619,8 @@ def _learn(weights, inputs, n, weight_set, p, bit, rate):
 @nb.njit(**_JIT)
 def _update(tables, s, c0, bitpos, bit, node):
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
+     run_map, recent) = tables
     rate = parameters[P_RATE]
     parts = parameters[P_PARTS]
     for k in range(parameters[P_COUNT]):
@@ -547,6 +641,13 @@ def _update(tables, s, c0, bitpos, bit, node):
         else:
             h = 2 | bit
         nodes[index] = np.uint32((p << 16) | (h << 8) | n)
+    if parts & F_RUNS:
+        for k in range(parameters[P_COUNT]):
+            i = parameters[P_ACTIVE + k]
+            run = streams[s, S_RUN_BYTE + i]
+            if run >= 0:
+                expected = (((run & 255) | 256) >> (7 - bitpos)) & 1
+                _adapt(run_map, i * 64 + min(run >> 8, 15) * 2 + expected, bit, STATE_LIMIT)
     last = streams[s, S_HISTORY] & 255
     _adapt(direct, last * 256 + c0, bit, COUNTER_LIMIT)
     length = streams[s, S_MATCH_LEN]
@@ -584,7 +685,8 @@ def _update(tables, s, c0, bitpos, bit, node):
 def _end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
     (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers) = tables
+     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
+     run_map, recent) = tables
     position = streams[s, S_BASE] + streams[s, S_POSITION]
     buffer[position] = byte
     known[position] = 1
@@ -597,6 +699,33 @@ def _end_byte(tables, s, byte, bits, match_bits):
         c2 = streams[s, S_HISTORY] & 0xFFFF
         followers[c1] = ((followers[c1] << 8) | byte) & 0xFFFF
         followers[256 + c2] = ((followers[256 + c2] << 8) | byte) & 0xFFFF
+    if parameters[P_PARTS] & F_RECORD:
+        # The record length: a distance d > 3 at which a byte value came twice in
+        # a row (d since its last time, and d before that), once three such
+        # repeats in a row (of any values) agree on d.
+        here = streams[s, S_POSITION] - 1
+        d = here - (recent[s, byte] - 1) if recent[s, byte] > 0 else 0
+        if d > 3 and d == recent[s, 256 + byte]:
+            seen = streams[s, S_RECORD_SEEN]  # d << 16 | how many repeats agreed on it
+            if d == seen >> 16:
+                seen += 1 if (seen & 0xFFFF) < 0xFFFF else 0
+            else:
+                seen = (d << 16) | 1
+            streams[s, S_RECORD_SEEN] = seen
+            if (seen & 0xFFFF) >= 3:
+                streams[s, S_RECORD] = d
+        recent[s, 256 + byte] = d
+        recent[s, byte] = here + 1
+    if parameters[P_PARTS] & F_RUNS:
+        for k in range(parameters[P_COUNT]):
+            i = parameters[P_ACTIVE + k]
+            index = streams[s, S_RUN + i] & 0xFFFFFFFF
+            check = streams[s, S_RUN + i] >> 32
+            entry = runs[index]
+            count = 1
+            if (entry >> 16) == check and (entry & 255) == byte:
+                count = min(((entry >> 8) & 255) + 1, 255)
+            runs[index] = (check << 16) | (count << 8) | byte
     streams[s, S_HISTORY] = ((streams[s, S_HISTORY] << 8) | byte) & 0xFFFFFFFFFFFF
     lower = byte + 32 if 65 <= byte <= 90 else byte
     if 97 <= lower <= 122 or byte >= 128:

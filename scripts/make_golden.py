@@ -47,10 +47,11 @@ ARCHIVES = {
     "statistics": (TEXT, dict(level="fast", method="statistics")),
     "statistics-default": (TEXT, dict(level="default", method="statistics")),
     "hybrid": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8, groups=2)),
-    # Level max (fade 0.9, still format v8): statistics model 2, alone in file
-    # order and in the hybrid.
-    "statistics-max": (TEXT, dict(level="max", method="statistics")),
-    "max-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
+    # Level max from fade 0.10 (still format v8): statistics model 3, alone in
+    # file order and in the hybrid. (v8-statistics-max and v8-max-hybrid are
+    # fade 0.9.0's level max, model 2: kept as written, never regenerated.)
+    "statistics-max3": (TEXT, dict(level="max", method="statistics")),
+    "max3-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -83,7 +83,7 @@ LEARNED_GOLDEN = [("v1-tiny", 1, 1), ("v2-tiny", 2, 1), ("v3-tiny", 3, 1), ("v4-
                   ("v4-groups", 4, 3), ("v5-tiny", 5, 1), ("v5-groups", 5, 3),
                   ("v5-native", 5, 1), ("v6-tiny", 6, 1), ("v6-hybrid", 6, 2),
                   ("v7-tiny", 7, 1), ("v7-hybrid", 7, 2), ("v8-tiny", 8, 1), ("v8-hybrid", 8, 2),
-                  ("v8-max-hybrid", 8, 2)]
+                  ("v8-max-hybrid", 8, 2), ("v8-max3-hybrid", 8, 2)]
 HYBRID_FIELDS = ("coding", "table_bits", "match_bits", "mixer_rate", "keyed", "statistics_model")
 
 
@@ -116,7 +116,8 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     assert header.model == tiny and header.groups == groups
     if version >= 6:
         hybrid = name.endswith("hybrid")
-        model = [2 if "max" in name else 1 if version >= 8 else 0] if hybrid else [0]
+        model = [3 if "max3" in name else 2 if "max" in name else 1 if version >= 8 else 0
+                 ] if hybrid else [0]
         assert [raw.get(field, 0) for field in HYBRID_FIELDS] == \
             ([1, 16, 12, 24, 1] if hybrid else [0, 0, 0, 0, 0]) + model
         assert header.coding == ("hybrid" if hybrid else "network")
@@ -132,12 +133,20 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     decodes_here(blob, original)
 
 
+def statistics_model(monkeypatch, name: str, model: int) -> None:
+    """Level `name` with statistics `model`, to re-encode the archives of an
+    earlier release of that level (level max: model 2 in fade 0.9.0)."""
+    level = LEVELS[name]
+    monkeypatch.setitem(LEVELS, name, Level(
+        dataclasses.replace(level.statistics, model=model), level.preset))
+
+
 def _reencoded(name: str, native: bool) -> tuple[bytes, bytes]:
     original = (GOLDEN / f"{name}.input").read_bytes()
     header = fade.read_header((GOLDEN / f"{name}.fade").read_bytes())
     level = None
     if header.version >= 6 and header.coding == "hybrid":
-        level = "max" if header.statistics.model == 2 else "default"
+        level = "max" if header.statistics.model >= 2 else "default"
     again = fade.compress(original, preset_name="tiny", batch_size=header.batch_size, threads=1,
                           seed=0, device="cpu", method="fade", groups=header.groups,
                           native=native, level=level)
@@ -158,11 +167,13 @@ def _native_like_here(header) -> bool:
 
 @pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
                                   "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
-                                  "v8-hybrid", "v8-max-hybrid"])
+                                  "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid"])
 def test_golden_archive_reencodes_identically(name, monkeypatch):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
     old_statistics(monkeypatch, header.version)  # v6, v7: statistics model 0
+    if header.coding == "hybrid" and header.statistics.model >= 2:
+        statistics_model(monkeypatch, "max", header.statistics.model)
     portable = header.profile == profile.PORTABLE
     original, again = _reencoded(name, native=not portable)
     # Every fixed field but header_size, and the payload, are pinned; the
@@ -239,13 +250,16 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
         assert again == blob
 
 
-@pytest.mark.parametrize("level, model", [("default", 1), ("max", 2)])
-def test_golden_file_order_statistics_archive_of_each_level(level, model):
+@pytest.mark.parametrize("level, model, name", [("default", 1, "default"), ("max", 2, "max"),
+                                                ("max", 3, "max3")])
+def test_golden_file_order_statistics_archive_of_each_level(level, model, name, monkeypatch):
     """What levels default and max write where the network cannot help: their
-    statistics (models 1 and 2; model 2 from fade 0.9.0, in version 8's model
-    byte) alone, in file order; the same bytes on any CPU."""
-    blob = (GOLDEN / f"v8-statistics-{level}.fade").read_bytes()
-    original = (GOLDEN / f"v8-statistics-{level}.input").read_bytes()
+    statistics (models 1, 2 and 3; model 2 in fade 0.9.0, model 3 from fade
+    0.10.0, in version 8's model byte) alone, in file order; the same bytes
+    on any CPU."""
+    blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
+    original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
+    statistics_model(monkeypatch, level, model)
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
     assert header.statistics == codec.file_order(LEVELS[level].statistics, len(original))
