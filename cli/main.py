@@ -22,7 +22,7 @@ from typing import Callable
 import click
 
 import fade  # first: it sets what torch reads when it loads (fade.environment)
-import torch  # noqa: E402
+from fade.lazy import torch  # noqa: E402
 from fade import floats, frames
 from fade.archive import method_of
 from fade.codec import (DEVICES, METHOD_CHOICES, StepProfile, check_archive, choose_profile,
@@ -500,8 +500,9 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
     except fade.FadeError as error:
         raise click.BadParameter(str(error), param_hint="--frame-size") from None
     lacks = machine_lacks_portable()
-    on_cpu = device == "cpu" or (device == "auto" and not torch.cuda.is_available())
-    if opts.verbosity > 0 and not native and lacks and on_cpu and runs_network:
+    # (Only where a network runs: asking torch about CUDA loads it, ~1 s.)
+    if opts.verbosity > 0 and not native and lacks and runs_network and (
+            device == "cpu" or (device == "auto" and not torch.cuda.is_available())):
         _say(f"note: {lacks}: archives made here are native and decode only on machines "
              "like this one")
 

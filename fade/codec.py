@@ -42,8 +42,8 @@ import numpy as np
 # cuBLAS needs this before its first handle is created to be deterministic.
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+from fade.lazy import functional as F  # noqa: E402
+from fade.lazy import torch  # noqa: E402
 
 from fade import __version__  # noqa: E402
 from fade import floats, floor, frames, statistics  # noqa: E402
@@ -59,7 +59,6 @@ from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,  #
                          split_sizes)
 from fade.errors import (ChecksumMismatchError, CorruptArchiveError, FadeError,  # noqa: E402
                          ProfileMismatchError, ReplayEnvironmentError)
-from fade.model import FADE  # noqa: E402
 from fade.pipeline import CoderPool, Coding  # noqa: E402
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -228,6 +227,7 @@ class Predictor:
 
     def __init__(self, cfg: ModelConfig, batch_size: int, seed: int, device: torch.device,
                  groups: int = 1, portable: bool = False):
+        from fade.model import FADE  # torch's modules: loaded here, not with fade (fade.lazy)
         with torch.random.fork_rng(devices=[]):  # seeded init on the CPU, global RNG untouched
             torch.manual_seed(seed)
             model = FADE(cfg, batch_size, groups, portable)

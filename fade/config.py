@@ -236,7 +236,7 @@ class Level:
 # Levels, fastest first. A preset given without a level means the network
 # alone with that preset (the archives of fade 0.5 and before).
 LEVELS: dict[str, Level] = {
-    # Statistics alone in file order, for speed: model 0, 160-180 KB/s on
+    # Statistics alone in file order, for speed: model 0, 215-240 KB/s on
     # enwik6 whole process (AMD EPYC, 2 cores), 256 MiB of tables. Model 1 is
     # 2% smaller and ~1.3x slower (README, "Statistics models").
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=0), None),

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
+from fade.lazy import torch
 
 from fade.config import StatisticsConfig
 from fade.entropy import PROB_DTYPE, Decoder, Encoder

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import fade
+
 from conftest import REPO, corpus_file, fade_env
 
 # What a fresh process sees: the variable, and the wait libgomp really uses
@@ -85,3 +87,42 @@ def test_steps_too_small_to_share_default_to_one_thread():
     assert (header.batch_size, header.threads) == (1, 1)
     assert fade.read_header(fade.compress(data, preset_name="tiny", method="fade",
                                           threads=2)).threads == 2
+
+
+# Runs fade's command line in one fresh process, then says whether torch loaded.
+CLI_IN_PROCESS = """
+import sys
+from cli.main import entry
+for args in {runs!r}:
+    sys.argv = ["fade", *args]
+    try:
+        entry()
+    except SystemExit as stop:
+        assert not stop.code, (args, stop.code)
+print("torch" in sys.modules)
+"""
+
+
+def _loads_torch(tmp_path, *runs: list[str]) -> bool:
+    result = subprocess.run([sys.executable, "-c", CLI_IN_PROCESS.format(runs=list(runs))],
+                            cwd=tmp_path, env=fade_env({"PYTHONPATH": str(REPO)}),
+                            capture_output=True, timeout=300)
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode().split()[-1] == "True"
+
+
+def test_torch_loads_only_where_a_network_runs(tmp_path):
+    """torch takes ~1 s of a fresh process's start (fade.lazy): level fast,
+    `info` and decoding statistics or compact archives never load it; a
+    network does. (Compressing with a forced compact method still does: its
+    device and thread settings are checked as for the network.)"""
+    (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:20_000])
+    assert not _loads_torch(tmp_path, ["compress", "-q", "--level", "fast", "t"],
+                            ["info", "t.fade"], ["decompress", "-q", "-c", "t.fade"])
+    assert not _loads_torch(tmp_path, ["compress", "-q", "-f", "--level", "fast", "t"],
+                            ["decompress", "-q", "-f", "t.fade"])
+    (tmp_path / "t.fade").write_bytes(fade.compress(b"stored " * 100, method="xz"))
+    assert not _loads_torch(tmp_path, ["decompress", "-q", "-f", "t.fade"])
+    assert _loads_torch(tmp_path, ["compress", "-q", "-f", "--preset", "tiny", "--batch-size",
+                                   "64", "--method", "fade", "t"],
+                        ["decompress", "-q", "-f", "t.fade"])

@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 
 import numpy as np
-import torch
+from fade.lazy import torch
 
 from fade.archive import Segment
 from fade.errors import CorruptArchiveError, FadeError
