@@ -702,7 +702,8 @@ def _end_byte(tables, s, byte, bits, match_bits):
     if parameters[P_PARTS] & F_RECORD:
         # The record length: a distance d > 3 at which a byte value came twice in
         # a row (d since its last time, and d before that), once three such
-        # repeats in a row (of any values) agree on d.
+        # repeats (of any values) agree on d with none at another distance
+        # between them.
         here = streams[s, S_POSITION] - 1
         d = here - (recent[s, byte] - 1) if recent[s, byte] > 0 else 0
         if d > 3 and d == recent[s, 256 + byte]:
