@@ -64,14 +64,20 @@ def test_document_tables_match_the_code():
     assert {int(code): name for code, name in methods.items()} == archive.METHODS
 
 
+def statistics_model(monkeypatch, name: str, model: int) -> None:
+    """Level `name` with statistics `model`, to re-encode the archives of an
+    earlier release of that level (level max: model 2 in fade 0.9.0)."""
+    level = LEVELS[name]
+    monkeypatch.setitem(LEVELS, name, Level(
+        dataclasses.replace(level.statistics, model=model), level.preset))
+
+
 def old_statistics(monkeypatch, version: int) -> None:
     """Levels fast and default with the statistics model archives of
     `version` hold (model 0 before version 8), to re-encode them."""
     if version < 8:
         for name in ("fast", "default"):
-            level = LEVELS[name]
-            monkeypatch.setitem(LEVELS, name, Level(
-                dataclasses.replace(level.statistics, model=0), level.preset))
+            statistics_model(monkeypatch, name, 0)
 
 
 def _raw(blob, fields):
@@ -131,14 +137,6 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
         sizes = struct.unpack_from(f"<{groups}Q", blob, table_end - 8 * groups)
         assert sizes == header.group_payload_sizes and sum(sizes) == raw["payload_size"]
     decodes_here(blob, original)
-
-
-def statistics_model(monkeypatch, name: str, model: int) -> None:
-    """Level `name` with statistics `model`, to re-encode the archives of an
-    earlier release of that level (level max: model 2 in fade 0.9.0)."""
-    level = LEVELS[name]
-    monkeypatch.setitem(LEVELS, name, Level(
-        dataclasses.replace(level.statistics, model=model), level.preset))
 
 
 def _reencoded(name: str, native: bool) -> tuple[bytes, bytes]:
