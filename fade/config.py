@@ -185,11 +185,15 @@ class StatisticsConfig:
     model: int = 0
 
     def memory_bytes(self, length: int = 0, streams: int = 1) -> int:
-        """The tables, and per byte coded (a copy and a flag) and per stream."""
+        """The tables, and per byte coded (a copy and a flag) and per stream
+        (its fields, fade.statistics.S_FIELDS of 8 bytes; model 3 also where
+        each byte value came last, 512 more)."""
+        per_stream = 8 * (STREAM_FIELDS + (512 if self.model >= 3 else 0))
         return (table_bytes(self.table_bits) + 8 * (1 << self.match_bits)
                 + 8 * (65537 + (1 << APM3_BITS if self.model else 0)) * APM_KNOTS  # APMs
-                + 2 * length + 8 * 32 * streams + (1 << 20)
-                + ((5 << 20) if self.model >= 2 else 0)  # weight sets, followers
+                + 2 * length + per_stream * streams
+                + (2 << 20)  # weight sets (1.5 MiB), direct order 1, maps and the rest
+                + ((6 << 20) if self.model >= 2 else 0)  # more weight sets (5 MiB), followers
                 + ((8 << self.table_bits) if self.model >= 3 else 0))  # runs
 
     def sized(self, length: int) -> "StatisticsConfig":
@@ -216,6 +220,7 @@ class StatisticsConfig:
 STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
                      "keyed": (0, 1), "model": (0, 3)}
 APM_KNOTS = 33  # an adaptive probability map's knots per context
+STREAM_FIELDS = 96  # at least fade.statistics.S_FIELDS: a sub-stream's state, 8 bytes each
 APM3_BITS = 16  # statistics model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 SLOT_BYTES = 64  # a hash table slot: one nibble of one context, one cache line
 

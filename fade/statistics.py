@@ -522,17 +522,21 @@ def _predict(tables, s, c0, bitpos, network):
             streams[s, S_MATCH_LEN] = 0
     inputs[NETWORK_INPUT] = network
     n = FIXED_INPUTS
-    for k in range(parameters[P_COUNT]):
+    count = parameters[P_COUNT]
+    runs_on = parameters[P_PARTS] & F_RUNS
+    for k in range(count):
         i = parameters[P_ACTIVE + k]
         value = nodes[streams[s, S_SLOTS + i] * 16 + node]
         inputs[n] = _STRETCH[value >> 16]
         h = (value >> 8) & 255
         inputs[n + 1] = _STRETCH[state_maps[i * 256 + h] >> 16] if h else 0
+        if runs_on:  # (model 3) its probability in the linear domain, after the runs below
+            inputs[FIXED_INPUTS + 3 * count + k] = (np.int64(value >> 16) - 32768) >> 6
         n += 2
-    if parameters[P_PARTS] & F_RUNS:
-        # Two more inputs per context (model 3): its run's prediction, and its
-        # probability in the linear domain (the mixer's other nonlinearity).
-        count = parameters[P_COUNT]
+    if runs_on:
+        # Two more inputs per context (model 3): its run's prediction, and (set
+        # above) its probability in the linear domain, the mixer's other
+        # nonlinearity.
         for k in range(count):
             i = parameters[P_ACTIVE + k]
             run = streams[s, S_RUN_BYTE + i]
@@ -544,8 +548,6 @@ def _predict(tables, s, c0, bitpos, network):
                     inputs[n] = _STRETCH[run_map[i * 64 + min(run >> 8, 15) * 2 + bit] >> 16]
                 else:  # the byte went another way: no prediction for its other bits
                     streams[s, S_RUN_BYTE + i] = -1
-            value = nodes[streams[s, S_SLOTS + i] * 16 + node]
-            inputs[n + count] = (np.int64(value >> 16) - 32768) >> 6
             n += 1
         n += count
     set1 = c0 * 4 + bucket

@@ -10,12 +10,23 @@ import pytest
 
 import fade
 from fade import archive, codec, statistics
-from fade.config import LEVELS, StatisticsConfig, batch_size_for
+from fade.config import LEVELS, STREAM_FIELDS, StatisticsConfig, batch_size_for
 
 from conftest import corpus_file, one_error_line, run_fade
 
 SMALL = StatisticsConfig(table_bits=16, match_bits=14)
 MODELS = [SMALL] + [StatisticsConfig(table_bits=16, match_bits=14, model=m) for m in (1, 2, 3)]
+
+
+def test_memory_estimate_covers_each_streams_state():
+    """config.StatisticsConfig.memory_bytes counts STREAM_FIELDS per stream:
+    no fewer than the fields each stream has, whatever the model."""
+    assert statistics.S_FIELDS <= STREAM_FIELDS
+    for model in range(len(statistics.MODEL_PARTS)):
+        config = StatisticsConfig(table_bits=16, match_bits=14, keyed=True, model=model)
+        tables = statistics.Tables(config, 100, 10_000)
+        held = sum(array.nbytes for array in tables.arrays()) + tables.coder.nbytes
+        assert held <= config.memory_bytes(10_000, 100)
 
 
 def test_squash_and_stretch_are_monotone_inverses():
