@@ -19,8 +19,9 @@ MODELS = [SMALL] + [StatisticsConfig(table_bits=16, match_bits=14, model=m) for 
 
 
 def test_memory_estimate_covers_each_streams_state():
-    """config.StatisticsConfig.memory_bytes counts STREAM_FIELDS per stream:
-    no fewer than the fields each stream has, whatever the model."""
+    """config.StatisticsConfig.memory_bytes, which the memory limit checks
+    before anything is built, covers every array the statistics then hold,
+    for each model (and counts no fewer fields per stream than they have)."""
     assert statistics.S_FIELDS <= STREAM_FIELDS
     for model in range(len(statistics.MODEL_PARTS)):
         config = StatisticsConfig(table_bits=16, match_bits=14, keyed=True, model=model)
