@@ -963,6 +963,17 @@ def decode_file(stream: bytes, size: int, config: StatisticsConfig,
                 progress: Callable[[int], None] | None = None) -> bytes:
     """The `size` bytes `encode_file` coded into `stream`; raises
     CorruptArchiveError if the stream runs out first."""
+    return decode_prefix(stream, size, config, progress)[0]
+
+
+def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
+                  progress: Callable[[int], None] | None = None) -> tuple[bytes, int]:
+    """`decode_file` of a stream that may have other bytes after it: the
+    `size` bytes and the length of the stream `encode_file` wrote. The
+    decoder reads the 4 bytes the encoder's flush writes first and then one
+    byte per byte the encoder shifted out, so where it stops is where the
+    encoder's stream ended (what finds the end of a statistics archive in a
+    concatenation)."""
     tables = Tables(config, 1, size)
     arrays = tables.arrays()
     _begin(arrays, np.zeros(1, dtype=np.int64), np.array([size], dtype=np.int64))
@@ -977,7 +988,11 @@ def decode_file(stream: bytes, size: int, config: StatisticsConfig,
                                       f"it ran out, after {done} of {size} bytes")
         if progress is not None:
             progress(end)
-    return out.tobytes()
+    used = int(tables.coder[C_POS])
+    if used > len(stream):
+        raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
+                                  f"{len(stream)} are there")
+    return out.tobytes(), used
 
 
 @nb.njit(**_JIT)
