@@ -66,6 +66,16 @@ def test_marks_give_the_bits_put_out_so_far():
     assert 8 * len(statistics.encode_file(data[:10_000], SMALL)) == bits[3] + 32
 
 
+def test_decode_prefix_finds_where_the_stream_ends():
+    """Followed by other bytes, a stream decodes to the same data, and the
+    decoder says how long the encoder's stream was, for every model."""
+    data = corpus_file("asyoulik.txt").read_bytes()[:8_000]
+    after = corpus_file("mapsdatazrh").read_bytes()[:3_000]
+    for config in MODELS:
+        stream = statistics.encode_file(data, config)
+        assert statistics.decode_prefix(stream + after, len(data), config) == (data, len(stream))
+
+
 def test_a_damaged_stream_fails_at_a_check():
     """Truncated or flipped, a stream fails at the next check (after the first
     256 bytes, then at doubling intervals), long before the declared size."""
