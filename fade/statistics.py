@@ -499,7 +499,7 @@ def _predict(tables, s, c0, bitpos, network):
     scratch[3] = _squash(dot2)
     scratch[4] = a1 if weight < 2048 else a1 + 1
     scratch[5] = a2 if weight < 2048 else a2 + 1
-    scratch[6] = node
+    scratch[SCRATCH_NODE] = node
     scratch[7] = n
     return max(min(p, 65535), 1)
 
