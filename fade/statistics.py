@@ -112,7 +112,10 @@ class Tables(NamedTuple):
     """All adaptive state of one statistics model and its coder, as arrays
     the compiled kernels take whole (numba reads a named tuple's fields by
     name). fade.statistics_state.state_arrays gives each field's shape and
-    dtype, in this order; `build` allocates and starts them."""
+    dtype, in this order; `build` allocates and starts them. A kernel binds
+    the fields it uses to locals once, at its start: each read of a field
+    costs numba a reference count update, which in the per-bit code made
+    model 0 about a quarter slower."""
 
     nodes: np.ndarray  # the hash table: 2^table_bits slots of NODES nodes
     direct: np.ndarray  # order 1 by (last byte, c0), no hashing
@@ -251,8 +254,8 @@ def _find_slot(nodes, bits, h):
 @nb.njit(**_JIT)
 def _start_byte(tables, s, bits):
     """Find the contexts' slots for stream s's next byte (first nibble)."""
-    streams, scratch, parameters = tables.streams, tables.scratch, tables.parameters
-    buffer = tables.buffer
+    nodes, streams, buffer, scratch = tables.nodes, tables.streams, tables.buffer, tables.scratch
+    parameters, followers, runs = tables.parameters, tables.followers, tables.runs
     history = streams[s, S_HISTORY]
     word = streams[s, S_WORD]
     for i in range(5):
@@ -291,8 +294,8 @@ def _start_byte(tables, s, bits):
     if parts & F_INDIRECT:
         c1 = history & 255
         c2 = history & 0xFFFF
-        scratch[SCRATCH_HASHES + INDIRECT1] = _hash(c1 * 65536 + tables.followers[c1], 46)
-        scratch[SCRATCH_HASHES + INDIRECT2] = _hash(c2 * 65536 + tables.followers[256 + c2], 47)
+        scratch[SCRATCH_HASHES + INDIRECT1] = _hash(c1 * 65536 + followers[c1], 46)
+        scratch[SCRATCH_HASHES + INDIRECT2] = _hash(c2 * 65536 + followers[256 + c2], 47)
     if parts & F_SPARSE2:
         scratch[SCRATCH_HASHES + SPARSE2] = _hash(history & 0xFF00FF, 55)
         scratch[SCRATCH_HASHES + SPARSE3] = _hash((history >> 16) & 0xFFFF, 56)
@@ -317,7 +320,7 @@ def _start_byte(tables, s, bits):
     if parts & F_TRIGRAM:
         scratch[SCRATCH_HASHES + TRIGRAM] = _hash(
             word + (streams[s, S_WORD2] + streams[s, S_WORD3] * 0x3A8F05C5) * 0x2F0F3A55, 43)
-    streams[s, S_FOUND] = _find_slots(tables, bits, s)
+    streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         mask = (np.int64(1) << bits) - 1
         for k in range(parameters[P_COUNT]):
@@ -326,16 +329,14 @@ def _start_byte(tables, s, bits):
             index = (h >> 8) & mask
             check = (h >> 40) & 0xFFFFFF
             streams[s, S_RUN + i] = index | (check << 32)
-            entry = tables.runs[index]
+            entry = runs[index]
             streams[s, S_RUN_BYTE + i] = (entry & 0xFFFF) if (entry >> 16) == check else -1
 
 
 @nb.njit(**_JIT)
-def _find_slots(tables, bits, s):
+def _find_slots(nodes, bits, streams, s, scratch, parameters):
     """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
     + i]), found in input order; returns how many unkeyed ones were seen before."""
-    nodes, streams, scratch, parameters = (tables.nodes, tables.streams, tables.scratch,
-                                           tables.parameters)
     count = parameters[P_COUNT]
     found = 0
     for k in range(count):
@@ -350,11 +351,12 @@ def _find_slots(tables, bits, s):
 @nb.njit(**_JIT)
 def _second_nibble(tables, s, bits, c0):
     """Find the contexts' slots for stream s's second nibble, after the first, c0."""
-    streams, scratch, parameters = tables.streams, tables.scratch, tables.parameters
+    nodes, streams, scratch = tables.nodes, tables.streams, tables.scratch
+    parameters = tables.parameters
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
         scratch[SCRATCH_HASHES + i] = _hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
-    _find_slots(tables, bits, s)
+    _find_slots(nodes, bits, streams, s, scratch, parameters)
 
 
 @nb.njit(**_JIT)
@@ -388,8 +390,10 @@ def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
 def _predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
-    streams, scratch, parameters = tables.streams, tables.scratch, tables.parameters
-    inputs, weights = tables.inputs, tables.weights
+    nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
+    match_map, weights, apm1, apm2 = tables.match_map, tables.weights, tables.apm1, tables.apm2
+    streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
+    parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
     node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
     if bitpos >= 4:
         node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
@@ -397,18 +401,18 @@ def _predict(tables, s, c0, bitpos, network):
     # context, so each keeps its place (and weight) whether contexts are keyed.
     inputs[0] = 256  # bias
     last = streams[s, S_HISTORY] & 255
-    inputs[1] = _STRETCH[tables.direct[last * 256 + c0] >> 16]  # order 1 direct, collision-free
+    inputs[1] = _STRETCH[direct[last * 256 + c0] >> 16]  # order 1 direct, collision-free
     length = streams[s, S_MATCH_LEN]
     bucket = 0
     match_state = 0
     inputs[2] = 0
     inputs[3] = 0
     if length > 0:
-        predicted = np.int64(tables.buffer[streams[s, S_MATCH_PTR]]) | 256
+        predicted = np.int64(buffer[streams[s, S_MATCH_PTR]]) | 256
         if (predicted >> (8 - bitpos)) == c0:
             bit = (predicted >> (7 - bitpos)) & 1
             capped = min(length, 31)
-            inputs[2] = _STRETCH[tables.match_map[capped * 2 + bit] >> 16]
+            inputs[2] = _STRETCH[match_map[capped * 2 + bit] >> 16]
             inputs[3] = (capped * 64) if bit else -(capped * 64)
             bucket = 1 if length < 16 else (2 if length < 32 else 3)
             match_state = 1 + capped * 2 + bit
@@ -420,10 +424,10 @@ def _predict(tables, s, c0, bitpos, network):
     runs_on = parameters[P_PARTS] & F_RUNS
     for k in range(count):
         i = parameters[P_ACTIVE + k]
-        value = tables.nodes[streams[s, S_SLOTS + i] * 16 + node]
+        value = nodes[streams[s, S_SLOTS + i] * 16 + node]
         inputs[n] = _STRETCH[value >> 16]
         h = (value >> 8) & 255
-        inputs[n + 1] = _STRETCH[tables.state_maps[i * 256 + h] >> 16] if h else 0
+        inputs[n + 1] = _STRETCH[state_maps[i * 256 + h] >> 16] if h else 0
         if runs_on:  # (model 3) its probability in the linear domain, after the runs below
             inputs[FIXED_INPUTS + 3 * count + k] = (np.int64(value >> 16) - 32768) >> 6
         n += 2
@@ -440,7 +444,7 @@ def _predict(tables, s, c0, bitpos, network):
                 if (predicted >> (8 - bitpos)) == c0:
                     bit = (predicted >> (7 - bitpos)) & 1
                     place = i * 64 + min(run >> 8, 15) * 2 + bit
-                    inputs[n] = _STRETCH[tables.run_map[place] >> 16]
+                    inputs[n] = _STRETCH[run_map[place] >> 16]
                 else:  # the byte went another way: no prediction for its other bits
                     streams[s, S_RUN_BYTE + i] = -1
             n += 1
@@ -470,7 +474,7 @@ def _predict(tables, s, c0, bitpos, network):
         f = c0 * parameters[P_SETS]
         mixed = 0
         for k in range(parameters[P_SETS]):
-            mixed += scratch[SCRATCH_DOTS + k] * tables.final[f + k]
+            mixed += scratch[SCRATCH_DOTS + k] * final[f + k]
         mixed = max(min(mixed >> 16, 2047), -2047)
         scratch[16] = f
         scratch[17] = _squash(mixed)
@@ -483,11 +487,11 @@ def _predict(tables, s, c0, bitpos, network):
     weight = position & 4095
     a1 = (c0 * APM_KNOTS) + knot
     a2 = ((last * 256 + c0) * APM_KNOTS) + knot
-    p1 = (tables.apm1[a1] * (4096 - weight) + tables.apm1[a1 + 1] * weight) >> 12
-    p2 = (tables.apm2[a2] * (4096 - weight) + tables.apm2[a2 + 1] * weight) >> 12
+    p1 = (apm1[a1] * (4096 - weight) + apm1[a1 + 1] * weight) >> 12
+    p2 = (apm2[a2] * (4096 - weight) + apm2[a2 + 1] * weight) >> 12
     if parts & F_APM3:
         a3 = (_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)) * APM_KNOTS + knot
-        p3 = (tables.apm3[a3] * (4096 - weight) + tables.apm3[a3 + 1] * weight) >> 12
+        p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
         scratch[18] = a3 if weight < 2048 else a3 + 1
         # The maps with the most context (by the last byte, by order 2) weigh most.
         p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
@@ -516,8 +520,10 @@ def _learn(weights, inputs, n, weight_set, p, bit, rate):
 @nb.njit(**_JIT)
 def _update(tables, s, c0, bitpos, bit, node):
     """Every part of stream s's model learns `bit`, coded at `node` of its byte's c0."""
-    streams, scratch, parameters = tables.streams, tables.scratch, tables.parameters
-    inputs, weights, nodes = tables.inputs, tables.weights, tables.nodes
+    nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
+    match_map, weights, apm1, apm2 = tables.match_map, tables.weights, tables.apm1, tables.apm2
+    streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
+    parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
     rate = parameters[P_RATE]
     parts = parameters[P_PARTS]
     for k in range(parameters[P_COUNT]):
@@ -531,7 +537,7 @@ def _update(tables, s, c0, bitpos, bit, node):
         if n < COUNTER_LIMIT:
             n += 1
         if h:
-            _adapt(tables.state_maps, i * 256 + h, bit, STATE_LIMIT)
+            _adapt(state_maps, i * 256 + h, bit, STATE_LIMIT)
             h = (h << 1) | bit
             if h >= 256:
                 h = (h & 127) | 128
@@ -544,14 +550,14 @@ def _update(tables, s, c0, bitpos, bit, node):
             run = streams[s, S_RUN_BYTE + i]
             if run >= 0:
                 expected = (((run & 255) | 256) >> (7 - bitpos)) & 1
-                _adapt(tables.run_map, i * 64 + min(run >> 8, 15) * 2 + expected, bit, STATE_LIMIT)
+                _adapt(run_map, i * 64 + min(run >> 8, 15) * 2 + expected, bit, STATE_LIMIT)
     last = streams[s, S_HISTORY] & 255
-    _adapt(tables.direct, last * 256 + c0, bit, COUNTER_LIMIT)
+    _adapt(direct, last * 256 + c0, bit, COUNTER_LIMIT)
     length = streams[s, S_MATCH_LEN]
     if length > 0:
-        predicted = np.int64(tables.buffer[streams[s, S_MATCH_PTR]]) | 256
+        predicted = np.int64(buffer[streams[s, S_MATCH_PTR]]) | 256
         expected = (predicted >> (7 - bitpos)) & 1
-        _adapt(tables.match_map, min(length, 31) * 2 + expected, bit, STATE_LIMIT)
+        _adapt(match_map, min(length, 31) * 2 + expected, bit, STATE_LIMIT)
         if expected != bit:
             streams[s, S_MATCH_LEN] = 0
     if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
@@ -565,7 +571,7 @@ def _update(tables, s, c0, bitpos, bit, node):
         error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
         f = scratch[16]
         for k in range(parameters[P_SETS]):
-            tables.final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
+            final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
         if parts & F_SETS:
             for k in range(2):
                 _learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate)
@@ -573,16 +579,17 @@ def _update(tables, s, c0, bitpos, bit, node):
             _learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate)
             _learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2)
     if parts & F_APM3:
-        tables.apm3[scratch[18]] += (target - tables.apm3[scratch[18]]) >> 6
-    tables.apm1[scratch[4]] += (target - tables.apm1[scratch[4]]) >> 6
-    tables.apm2[scratch[5]] += (target - tables.apm2[scratch[5]]) >> 6
+        apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
+    apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
+    apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
 
 
 @nb.njit(**_JIT)
 def _end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
-    streams, buffer, known = tables.streams, tables.buffer, tables.known
-    parameters, recent = tables.parameters, tables.recent
+    match_table, streams, buffer = tables.match_table, tables.streams, tables.buffer
+    known, parameters, followers = tables.known, tables.parameters, tables.followers
+    runs, recent = tables.runs, tables.recent
     position = streams[s, S_BASE] + streams[s, S_POSITION]
     buffer[position] = byte
     known[position] = 1
@@ -593,8 +600,8 @@ def _end_byte(tables, s, byte, bits, match_bits):
     if parameters[P_PARTS] & F_INDIRECT:
         c1 = streams[s, S_HISTORY] & 255
         c2 = streams[s, S_HISTORY] & 0xFFFF
-        tables.followers[c1] = ((tables.followers[c1] << 8) | byte) & 0xFFFF
-        tables.followers[256 + c2] = ((tables.followers[256 + c2] << 8) | byte) & 0xFFFF
+        followers[c1] = ((followers[c1] << 8) | byte) & 0xFFFF
+        followers[256 + c2] = ((followers[256 + c2] << 8) | byte) & 0xFFFF
     if parameters[P_PARTS] & F_RECORD:
         # The record length: a distance d > 3 at which a byte value came twice in
         # a row (d since its last time, and d before that), once three such
@@ -618,11 +625,11 @@ def _end_byte(tables, s, byte, bits, match_bits):
             i = parameters[P_ACTIVE + k]
             index = streams[s, S_RUN + i] & 0xFFFFFFFF
             check = streams[s, S_RUN + i] >> 32
-            entry = tables.runs[index]
+            entry = runs[index]
             count = 1
             if (entry >> 16) == check and (entry & 255) == byte:
                 count = min(((entry >> 8) & 255) + 1, 255)
-            tables.runs[index] = (check << 16) | (count << 8) | byte
+            runs[index] = (check << 16) | (count << 8) | byte
     streams[s, S_HISTORY] = ((streams[s, S_HISTORY] << 8) | byte) & 0xFFFFFFFFFFFF
     lower = byte + 32 if 65 <= byte <= 90 else byte
     if 97 <= lower <= 122 or byte >= 128:
@@ -648,7 +655,7 @@ def _end_byte(tables, s, byte, bits, match_bits):
         h = streams[s, S_HISTORY] & 0xFFFFFFFFFFFF
         slot = _hash(h, 99) & ((np.int64(1) << match_bits) - 1)
         if streams[s, S_MATCH_LEN] == 0:
-            candidate = tables.match_table[slot]  # position after an earlier occurrence, + 1
+            candidate = match_table[slot]  # position after an earlier occurrence, + 1
             if candidate > 0:
                 pointer = candidate - 1
                 if pointer < known.shape[0] and known[pointer]:
@@ -660,7 +667,7 @@ def _end_byte(tables, s, byte, bits, match_bits):
                     if n >= MATCH_MIN:
                         streams[s, S_MATCH_PTR] = pointer
                         streams[s, S_MATCH_LEN] = n
-        tables.match_table[slot] = position + 2
+        match_table[slot] = position + 2
     _start_byte(tables, s, bits)
 
 
@@ -746,22 +753,22 @@ def _network_bits(distribution, c0, bitpos):
 def _code_byte(tables, stream, s, byte, distribution, decoding):
     """Code one byte of stream s: encode `byte` into `stream`, or decode and
     return it. `distribution`: the network's 256 integer weights, or empty."""
-    coder = tables.coder
-    bits = tables.parameters[P_BITS]
+    scratch, parameters, coder = tables.scratch, tables.parameters, tables.coder
+    bits = parameters[P_BITS]
     c0 = np.int64(1)
     for bitpos in range(8):
         network = 0
         if distribution.shape[0] == 256:
             network = _network_bits(distribution, c0, bitpos)
         p = _predict(tables, s, c0, bitpos, network)
-        node = tables.scratch[SCRATCH_NODE]
+        node = scratch[SCRATCH_NODE]
         bit = _code_bit(coder, stream, (byte >> (7 - bitpos)) & 1, p, decoding)
         _update(tables, s, c0, bitpos, bit, node)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             _second_nibble(tables, s, bits, c0)
     byte = c0 & 255
-    _end_byte(tables, s, byte, bits, tables.parameters[P_MATCH_BITS])
+    _end_byte(tables, s, byte, bits, parameters[P_MATCH_BITS])
     _check(coder, stream, byte, decoding)
     return byte
 
@@ -790,8 +797,8 @@ def _check(coder, stream, byte, decoding):
 def _begin(tables, starts, lengths):
     """Place stream s at buffer[starts[s]:starts[s] + lengths[s]] and find
     its first byte's slots."""
-    streams = tables.streams
-    bits = tables.parameters[P_BITS]
+    streams, parameters = tables.streams, tables.parameters
+    bits = parameters[P_BITS]
     for s in range(starts.shape[0]):
         streams[s, S_BASE] = starts[s]
         streams[s, S_LENGTH] = lengths[s]
@@ -801,19 +808,21 @@ def _begin(tables, starts, lengths):
 @nb.njit(**_JIT)
 def _encode_range(tables, data, begin, end, out):
     """Encode data[begin:end] into `out`; returns the coder's position in it."""
+    coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
     for i in range(begin, end):
         _code_byte(tables, out, 0, np.int64(data[i]), empty, False)
-    return tables.coder[C_POS]
+    return coder[C_POS]
 
 
 @nb.njit(**_JIT)
 def _decode_range(tables, payload, out, begin, end):
     """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
+    coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
     for i in range(begin, end):
         out[i] = _code_byte(tables, payload, 0, 0, empty, True)
-        if tables.coder[C_DAMAGED]:
+        if coder[C_DAMAGED]:
             return i
     return end
 
@@ -895,6 +904,7 @@ def _code_step(tables, stream, symbols, distributions, count, decoding):
     """One lockstep step: byte `symbols[s]` of streams s < count, each with the
     network's weights `distributions[s]` (or none, if that array has no
     columns); decoding fills `symbols` instead."""
+    coder = tables.coder
     for s in range(count):
         if distributions.shape[1] == 256:
             distribution = distributions[s]
@@ -903,7 +913,7 @@ def _code_step(tables, stream, symbols, distributions, count, decoding):
         byte = _code_byte(tables, stream, s, np.int64(symbols[s]), distribution, decoding)
         if decoding:
             symbols[s] = byte
-            if tables.coder[C_DAMAGED]:
+            if coder[C_DAMAGED]:
                 return s
     return count
 
