@@ -114,8 +114,8 @@ class Tables(NamedTuple):
     name). fade.statistics_state.state_arrays gives each field's shape and
     dtype, in this order; `build` allocates and starts them. A kernel binds
     the fields it uses to locals once, at its start: each read of a field
-    costs numba a reference count update, which in the per-bit code made
-    model 0 about a quarter slower."""
+    costs numba a reference count update, too dear in the per-bit code
+    (docs/statistics.md, "Speed")."""
 
     nodes: np.ndarray  # the hash table: 2^table_bits slots of NODES nodes
     direct: np.ndarray  # order 1 by (last byte, c0), no hashing
