@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from fade.errors import FadeError
+from fade.statistics_state import state_bytes
 
 
 @dataclass(frozen=True)
@@ -169,14 +170,13 @@ class StatisticsConfig:
     `match_bits`: log2 of the match model's table (8 bytes an entry);
     `mixer_rate`: the mixers' learning rate (x / 65536 of input x error);
     `keyed`: contexts keyed by sub-stream (lockstep layouts);
-    `model`: which model (fade.statistics.MODEL_PARTS): 0 is fade 0.6-0.7's,
+    `model`: which model (fade.statistics_state.MODEL_PARTS), each the one
+    before and more: 0 has orders 1-4 and 6, the word and a match model;
     1 adds word-pair and sparse contexts, a second mixing layer and an
-    order-2 APM (2.0% smaller on the shared files, ~30% slower); 2 adds
-    higher orders, column and indirect contexts and four more weight sets
-    (1.5% smaller than 1 on the shared files, 1.7-4.4% on held-out ones,
-    ~1.9x slower); 3 adds each context's run, match-byte, sparse and record
-    contexts (1.0% smaller than 2 on the shared files, 1.1-6.5% on held-out
-    ones, ~1.7x slower)."""
+    order-2 APM; 2 adds higher orders, column and indirect contexts and four
+    more weight sets; 3 adds each context's run, match-byte, sparse and
+    record contexts. Each is smaller and slower than the one before
+    (docs/statistics.md)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -185,22 +185,16 @@ class StatisticsConfig:
     model: int = 0
 
     def memory_bytes(self, length: int = 0, streams: int = 1) -> int:
-        """The tables, and per byte coded (a copy and a flag) and per stream
-        (its fields, fade.statistics.S_FIELDS of 8 bytes; model 3 also where
-        each byte value came last, 512 more)."""
-        per_stream = 8 * (STREAM_FIELDS + (512 if self.model >= 3 else 0))
-        return (table_bytes(self.table_bits) + 8 * (1 << self.match_bits)
-                + 8 * (65537 + (1 << APM3_BITS if self.model else 0)) * APM_KNOTS  # APMs
-                + 2 * length + per_stream * streams
-                + (2 << 20)  # weight sets (1.5 MiB), direct order 1, maps and the rest
-                + ((6 << 20) if self.model >= 2 else 0)  # more weight sets (5 MiB), followers
-                + ((8 << self.table_bits) if self.model >= 3 else 0))  # runs
+        """Bytes of every array the statistics hold for `streams` sub-streams
+        of `length` bytes in all (fade.statistics_state.state_arrays, from
+        which fade.statistics.Tables allocates them): exact, known before
+        anything is built."""
+        return state_bytes(self, streams, length)
 
     def sized(self, length: int) -> "StatisticsConfig":
         """These settings with tables no larger than `length` bytes call for
         (2 to 4 slots and a match entry per byte, at least 2^16 and 2^12):
-        small inputs start faster and lose almost nothing (alice29.txt in
-        lockstep, B = 74: 1.5% larger with one slot per byte)."""
+        small inputs start faster and lose almost nothing (docs/statistics.md)."""
         bits = max(length, 1).bit_length()
         return dataclasses.replace(self, table_bits=min(self.table_bits, max(16, bits + 2)),
                                    match_bits=min(self.match_bits, max(12, bits)))
@@ -219,15 +213,6 @@ class StatisticsConfig:
 # to 4 GiB; the mixer's rate as a 16-bit fraction.
 STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
                      "keyed": (0, 1), "model": (0, 3)}
-APM_KNOTS = 33  # an adaptive probability map's knots per context
-STREAM_FIELDS = 96  # at least fade.statistics.S_FIELDS: a sub-stream's state, 8 bytes each
-APM3_BITS = 16  # statistics model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
-SLOT_BYTES = 64  # a hash table slot: one nibble of one context, one cache line
-
-
-def table_bytes(bits: int) -> int:
-    """Bytes of a statistics hash table of 2^bits slots."""
-    return SLOT_BYTES << bits
 
 
 @dataclass(frozen=True)

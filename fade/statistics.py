@@ -9,19 +9,19 @@ latest 6 bytes), a logistic mixer weighs their predictions in the stretched
 then every part learns from the bit. This is the scheme of Mahoney's lpaq1
 and paq8 family, written anew: integer arithmetic only, squash and stretch
 from integer tables, so any CPU computes the same bits (no numeric profile
-is needed here, unlike the network; FACTS.md).
+is needed here, unlike the network).
 
-Four models, chosen by StatisticsConfig.model and recorded in the archive:
-model 0 is the one above; model 1 (MODEL_PARTS) adds three contexts (the
-current word with the previous one and with the one before that; bytes 2-3
-back), two more weight sets (by the last byte and by the one before) with a
-final mixer in place of the two sets' average, a third APM on order 2, and a
-mixer rate that starts higher; model 2 (level max) adds seven contexts
-(orders 5 and 8, three words, two by column, two indirect) and four more
-weight sets; model 3 (level max from fade 0.10) adds two inputs per context
+Four models, chosen by StatisticsConfig.model and recorded in the archive
+(fade.statistics_state.MODEL_PARTS; docs/statistics.md): model 0 is the one
+above; model 1 adds three contexts (the current word with the previous one
+and with the one before that; bytes 2-3 back), two more weight sets (by the
+last byte and by the one before) with a final mixer in place of the two
+sets' average, a third APM on order 2, and a mixer rate that starts higher;
+model 2 adds seven contexts (orders 5 and 8, three words, two by column, two
+indirect) and four more weight sets; model 3 adds two inputs per context
 (its run and its linear probability) and five contexts (the match model's
-expected byte, two sparse, two by record length). Models 0 to 2 stay as
-they were, bit for bit, so that older archives decode.
+expected byte, two sparse, two by record length). Every model stays as it
+is, bit for bit, so that older archives decode.
 
 Two ways to drive it share one per-bit predictor and one update:
 
@@ -31,25 +31,41 @@ Two ways to drive it share one per-bit predictor and one update:
   that enters the mixer as one more input (the hybrid). Each sub-stream has
   its own recent bytes, word and match state, and contexts keyed by its
   index beside the shared ones: the shared recency state of a slot is
-  disturbed by the other streams between a stream's own visits (FACTS.md),
-  the keyed contexts keep it.
+  disturbed by the other streams between a stream's own visits, the keyed
+  contexts keep it.
+
+All state lives in `Tables`, a named tuple of arrays that the compiled
+kernels take whole and read by field name; fade.statistics_state describes
+its arrays and names the fields inside them.
 
 Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
 that, model 2 about 3 times, model 3 about 5 times), whatever the stream count;
-tables take `table_bytes(bits)` (64 bytes a slot: one cache line).
+the hash table takes 64 bytes a slot (one cache line; StatisticsConfig.memory_bytes
+counts every array).
 The first call in a process compiles the loops (seconds) or loads them from
 numba's cache beside this file.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numba as nb
 import numpy as np
 
-from fade.config import APM3_BITS, StatisticsConfig, table_bytes
+from fade.config import StatisticsConfig
 from fade.errors import CorruptArchiveError
+from fade.statistics_state import (
+    ABOVE, APM3_BITS, APM_KNOTS, BIGRAM, C_CODE, C_COUNT, C_DAMAGED, C_HASH, C_HIGH, C_LOW,
+    C_NEXT, C_POS, COLUMN, EXPECTED, F_APM3, F_COLUMNS, F_EXPECTED, F_INDIRECT, F_LAYERS,
+    F_ORDERS, F_RATE, F_RECORD, F_RUNS, F_SETS, F_SPARSE2, F_TRIGRAM, F_WORDSET,
+    FIXED_INPUTS, INDIRECT1, INDIRECT2, INPUTS, KEYED, LAYER_SETS, MAX_CONTEXTS, MODEL_PARTS,
+    MORE_SETS, NODES, ORDER5, ORDER8, P_ACTIVE, P_BITS, P_COUNT, P_KEYED, P_MATCH_BITS,
+    P_PARTS, P_RATE, P_SETS, RECORD1, RECORD2, S_ABOVE, S_BASE, S_FOUND,
+    S_HISTORY, S_LENGTH, S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RECORD,
+    S_RECORD_SEEN, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORD, S_WORD2, S_WORD3, S_WORDLEN,
+    SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SHARED, SKIPGRAM, SPARSE,
+    SPARSE2, SPARSE3, TRIGRAM, WORD_SETS, active_contexts, final_sets, state_arrays)
 
 # Knots of the logistic function: 65536 / (1 + exp(-k / 2)) for k = -32..32,
 # rounded (computed once with math.exp and written out, so no libm is
@@ -77,118 +93,11 @@ STRETCH = (np.searchsorted(SQUASH, np.arange(65536), side="left") - 2047).clip(
 # 65536 * 2 / (2n + 3): an adaptive probability's step after n updates, 1 / (n + 1.5).
 RECIPROCAL = (131072 // (2 * np.arange(1024, dtype=np.int64) + 3)).astype(np.int32)
 
-ORDERS = (1, 2, 3, 4, 6)  # hashed byte contexts; the word context is one more
-SHARED = len(ORDERS) + 1  # shared contexts: the orders and the word
-KEYED = 5  # stream-keyed contexts (orders 1-4 and the word), lockstep only
-# Model 1's further contexts (StatisticsConfig.model), each at its own index
-# after the keyed ones: the previous word with the current one, the word before
-# it with the current one, and bytes 2-3 back (skipping the last: binaries).
-BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
-# Model 2's (level max): orders 5 and 8, the last three words, two column
-# contexts (the byte above in the previous line, with the last byte and with
-# the column: tables, aligned text) and two indirect ones (the last byte, and
-# the last two, with the two bytes that followed them the last times).
-# Model 3's: the byte the match model expects (with its length and the last
-# byte), two sparse ones (the last byte with the third, bytes 3-4 back), and
-# two record ones (the byte one record length back with the last byte, and
-# with the byte two records back; the length is the distance at which byte
-# values keep repeating, found as paq8's record model does).
-(ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2, EXPECTED, SPARSE2, SPARSE3,
- RECORD1, RECORD2) = range(SHARED + KEYED + 3, SHARED + KEYED + 15)
-MAX_CONTEXTS = SHARED + KEYED + 15
-# A model's parts, as bits of parameters[P_PARTS]: the three contexts above;
-# LAYERS: four weight sets (c0 and match, contexts found and bit position,
-# the last byte, the byte before it) combined by a final mixer chosen by c0,
-# instead of the average of the first two; APM3: a third APM, on a hash of
-# order 2 and c0; RATE: the mixers learn faster at first; then model 2's
-# contexts, and SETS: two more weight sets (order 2 hashed to 12 bits, the
-# match state and bit position) under the final mixer; WORDSET: two more (the
-# letters in the current word, the last byte's kind and the bit position; a
-# copy of the first set learning at a quarter of the rate); then model 3's:
-# RUNS, two more inputs per context (the byte it saw last, if the bits so far
-# agree, through a map of how many times in a row it came; the context's
-# probability in the linear domain), and its contexts.
-F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
-F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
-F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
-# Model 1 on enwik6, level fast: 229,052 -> 223,940 bytes; each part alone
-# (scripts/statistics_sweep.py, the six shared files' total 675,950):
-# bigram -3.1K, skip-gram -1.4K, sparse -1.4K (-5% on compiled code),
-# layers -4.8K, APM3 -1.3K, rate -1.0K; all together 662,301.
-MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
-# Model 2 against model 1 in file order (scripts/statistics_sweep.py, archive
-# bytes, tuned on files outside the shared corpus: the Rust book's print.html,
-# Node's fs.md, Rust's releases.md, four Python stdlib modules, 400 KB of a
-# shared library; model 1: 286,080): orders -0.8%, trigram -0.3%, columns
-# -1.4%, sets -0.6%, indirect -1.0% (-2.8% on the library); all together
-# 275,924 (-3.6%); 275,080 (-3.9%) with their weights starting at 0 as the
-# keyed ones do; the word sets another -0.4%: 273,999 (-4.2%; on held-out
-# files -1.7% to -4.4%, README), at about half model 1's speed. Tried and
-# left out: APMs on the match state (-0.06%) and on order 3 (+0.02%),
-# letters-only and word-separator contexts (+0.1% on prose), counters that
-# stop slowing down at 60 or 127 updates (+0.02-0.05%), a final mixer
-# learning at half or twice the rate (+0.07%, +0.4%).
-MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
-                | F_WORDSET,)
-# Model 3 against model 2, the same way (the five tuning files above and two
-# prose ones: 119 KB of licence texts from /usr/share/common-licenses, 400 KB
-# of man pages; model 2: 368,180): runs -1.0% (-3.2% on the library), their
-# linear inputs -0.6%, the expected byte -0.5%, sparse -0.2%, record -2.2%
-# (-15% on the library, +0.1% on prose; repeats at distances of 4 or more:
-# -0.01%); all together 351,493 (-4.5%); on held-out files -1.1% to -6.5%,
-# on the six shared ones -1.0% (README), at about 0.6 times model 2's speed.
-# Tried and left out: run maps by bit position (+0.03%), weight sets by the
-# runs' votes and by order 3 (-0.01%), confidence-keyed history maps
-# (-0.03%), lower-cased orders 3 and 5 (+0.07%), per-order counter limits
-# (+0.03-0.1%), other APM weights (+0.02%), a third record context (-0.05%,
-# worse on prose), sparse contexts by bytes 2 and 4 and by position mod 4
-# (-0.1%: -1.2% on the library, +0.1% on prose).
-MODEL_PARTS += (MODEL_PARTS[2] | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD,)
-# Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
-# then how many contexts are active, and their indices in input order.
-P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_COUNT = range(7)
-P_ACTIVE = P_COUNT + 1
-SETS = 4  # weight sets with F_LAYERS
-SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
-SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
-WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
-LAYER_SETS = 1024 + (MAX_CONTEXTS + 1) * 8  # where F_LAYERS' sets start: by the last byte
-MORE_SETS = LAYER_SETS + 2 * 256  # where F_SETS' start: by order 2, then by the match state
-SET5 = 4096  # order 2, hashed
-# match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
-SET6 = 65 * 8
-# Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
-# F_SETS, 26-29 with F_WORDSET; the sets' outputs under the final mixer from
-# SCRATCH_DOTS), then each context's hash while its slot is found.
-SCRATCH_DOTS = 32
-SCRATCH_HASHES = 40
-NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
-INPUTS = 4 * MAX_CONTEXTS + 5  # mixer inputs: FIXED_INPUTS, two per context, (F_RUNS) two more
-FIXED_INPUTS = 5  # bias, order 1, match (two), network; then two per context
-NETWORK_INPUT = 4
+NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
 MATCH_LIMIT = 65535  # a match length saturates here
-APM_KNOTS = 33  # config.APM_KNOTS
 COUNTER_LIMIT = 255  # adaptive probabilities slow down to 1/256.5
 STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5
-# Index of each per-stream field in `Statistics.streams` (int64 each).
-S_HISTORY, S_WORD, S_MATCH_PTR, S_MATCH_LEN, S_POSITION, S_BASE, S_LENGTH = range(7)
-S_SLOTS = 7  # the current slot of each context follows: MAX_CONTEXTS fields
-S_FOUND = S_SLOTS + MAX_CONTEXTS  # how many contexts were seen before, this byte
-S_WORD2 = S_FOUND + 1  # the word before the current one (model 1)
-S_WORD3 = S_FOUND + 2  # the word before that
-S_LINE = S_FOUND + 3  # where the current line starts (model 2)
-S_ABOVE = S_FOUND + 4  # where the line before it starts
-S_WORDLEN = S_FOUND + 5  # letters in the current word (model 2)
-S_RUN = S_FOUND + 6  # F_RUNS: each context's run entry index
-S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # and its predicted byte | count << 8 (-1: none)
-S_RECORD = S_RUN_BYTE + MAX_CONTEXTS  # F_RECORD: the record length found (0: none)
-S_RECORD_SEEN = S_RECORD + 1  # a distance << 16 | how many repeats in a row agreed on it
-S_FIELDS = S_RECORD + 2
-# Coder state: low, high, code (decoder), position in the buffer, damage flag,
-# and the check: a hash of the bytes coded since the last check, their count,
-# and the count at which the next check falls.
-C_LOW, C_HIGH, C_CODE, C_POS, C_DAMAGED, C_HASH, C_COUNT, C_NEXT = range(8)
 # A coder codes a check of the bytes it coded (in its coding order) after the
 # first 256, then after twice as many each time up to every 16 KiB: the low
 # CHECK_BITS bits of their hash at probability 1/2 each, about 0.04% of a
@@ -199,86 +108,77 @@ C_LOW, C_HIGH, C_CODE, C_POS, C_DAMAGED, C_HASH, C_COUNT, C_NEXT = range(8)
 CHECK_FIRST, CHECK_LAST, CHECK_BITS = 256, 16384, 12
 
 
-class Tables:
-    """All adaptive state of one statistics model, as numpy arrays numba can take."""
+class Tables(NamedTuple):
+    """All adaptive state of one statistics model and its coder, as arrays
+    the compiled kernels take whole (numba reads a named tuple's fields by
+    name). fade.statistics_state.state_arrays gives each field's shape and
+    dtype, in this order; `build` allocates and starts them. A kernel binds
+    the fields it uses to locals once, at its start: each read of a field
+    costs numba a reference count update, too dear in the per-bit code
+    (docs/statistics.md, "Speed")."""
 
-    def __init__(self, config: StatisticsConfig, streams: int, length: int):
-        config.validate()
-        slots = 1 << config.table_bits
-        # A node: (p16 << 16) | (bit history << 8) | count; node 0 of a slot: its check.
-        self.nodes = np.zeros(slots * NODES, dtype=np.uint32)
-        self.direct = np.full(256 * 256, 1 << 31, dtype=np.uint32)  # order 1, no hashing
-        self.state_maps = np.zeros(MAX_CONTEXTS * 256, dtype=np.uint32)
-        for context in range(MAX_CONTEXTS):  # a history h starts near its bits' mean
-            for h in range(256):
-                self.state_maps[context * 256 + h] = _history_prior(h)
-        self.match_table = np.zeros(1 << config.match_bits, dtype=np.int64)
-        self.match_map = np.full(2 * 64, (1 << 31), dtype=np.uint32)
-        # Weight sets: by c0 and match (1024), by contexts found and bit
-        # position, then (F_LAYERS) by the last byte and by the one before,
-        # then (F_SETS) by order 2 and by the match state, then (F_WORDSET) by
-        # the word so far and a slow copy of the first.
+    nodes: np.ndarray  # the hash table: 2^table_bits slots of NODES nodes
+    direct: np.ndarray  # order 1 by (last byte, c0), no hashing
+    state_maps: np.ndarray  # per context, a bit history's probability
+    match_table: np.ndarray  # the match model's hash of the last MATCH_MIN bytes -> position
+    match_map: np.ndarray  # the match model's (length, expected bit) -> probability
+    weights: np.ndarray  # the mixer's weight sets, INPUTS each
+    apm1: np.ndarray  # APM by c0
+    apm2: np.ndarray  # APM by the last byte and c0
+    streams: np.ndarray  # (streams, S_FIELDS): each stream's state
+    buffer: np.ndarray  # every coded byte
+    known: np.ndarray  # 1 where a byte is coded
+    inputs: np.ndarray  # the current bit's mixer inputs
+    scratch: np.ndarray  # the current bit's mixer state, then context hashes
+    parameters: np.ndarray  # the P_ fields: the config and the active contexts
+    apm3: np.ndarray  # F_APM3: APM by a hash of order 2 and c0
+    final: np.ndarray  # F_LAYERS: the final mixer's weights, by c0
+    followers: np.ndarray  # F_INDIRECT: the bytes that followed each byte and pair
+    runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length
+    run_map: np.ndarray  # per context, (run length, expected bit) -> probability
+    recent: np.ndarray  # F_RECORD: per stream, each byte value's last place
+    coder: np.ndarray  # the range coder's C_ fields
+
+    @classmethod
+    def build(cls, config: StatisticsConfig, streams: int, length: int) -> "Tables":
+        """Fresh tables for `streams` sub-streams of `length` bytes in all
+        (FadeError for a config out of its domains)."""
+        tables = cls(**{name: np.zeros(shape, dtype=dtype)
+                        for name, shape, dtype in state_arrays(config, streams, length)})
         parts = MODEL_PARTS[config.model]
-        sets = (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
-                + (WORD_SETS + 1024 if parts & F_WORDSET else 0))
-        self.weights = np.full((sets, INPUTS), 16384, dtype=np.int64)
-        active = list(range(SHARED))  # the contexts in input order: shared, model 1's, keyed
-        quiet = []  # model 2's contexts' places in it
-        for index, part in ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),
-                            (ORDER5, F_ORDERS), (ORDER8, F_ORDERS), (TRIGRAM, F_TRIGRAM),
-                            (ABOVE, F_COLUMNS), (COLUMN, F_COLUMNS),
-                            (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT),
-                            (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
-                            (RECORD1, F_RECORD), (RECORD2, F_RECORD)):
-            if parts & part:
-                active.append(index)
-                if index >= ORDER5:
-                    quiet.append(len(active) - 1)
-        unkeyed = len(active)
-        if config.keyed:
-            active += list(range(SHARED, SHARED + KEYED))
-        # Inputs that may say nothing at first (the keyed contexts, the network,
-        # model 2's contexts) start at weight 0: the mixer raises them as they prove useful.
-        self.weights[:, FIXED_INPUTS + 2 * unkeyed:] = 0
-        self.weights[:, NETWORK_INPUT] = 0
-        for k in quiet:  # (on 60 KB of text: +0.5% against model 1 at 16384, 0% at 0)
-            self.weights[:, FIXED_INPUTS + 2 * k:FIXED_INPUTS + 2 * k + 2] = 0
-        self.weights[:, FIXED_INPUTS + 2 * len(active):] = 0  # F_RUNS' inputs
-        self.weights = self.weights.reshape(-1)
+        tables.direct[:] = 1 << 31
+        # A bit history h starts near its bits' mean, in every context's map.
+        priors = np.array([_history_prior(h) for h in range(256)], dtype=np.uint32)
+        tables.state_maps.reshape(MAX_CONTEXTS, 256)[:] = priors
+        tables.match_map[:] = 1 << 31
+        active, late, unkeyed = active_contexts(parts, config.keyed)
+        _start_weights(tables.weights.reshape(-1, INPUTS), active, late, unkeyed)
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
-        self.apm1 = np.tile(knots, 256)
-        self.apm2 = np.tile(knots, 65536)
-        self.streams = np.zeros((max(streams, 1), S_FIELDS), dtype=np.int64)
-        self.buffer = np.zeros(max(length, 1), dtype=np.uint8)  # every coded byte
-        self.known = np.zeros(max(length, 1), dtype=np.uint8)  # 1 once coded
-        self.inputs = np.zeros(INPUTS, dtype=np.int64)
-        self.scratch = np.zeros(SCRATCH_HASHES + MAX_CONTEXTS, dtype=np.int64)
-        self.coder = np.zeros(8, dtype=np.int64)
-        self.coder[C_NEXT] = CHECK_FIRST
-        self.coder[C_HIGH] = 0xFFFFFFFF
-        final_sets = SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS
-        self.parameters = np.array([config.table_bits, config.match_bits, config.mixer_rate,
-                                    int(config.keyed), parts, final_sets, len(active), *active],
-                                   dtype=np.int64)
-        self.apm3 = np.tile(knots, (1 << APM3_BITS) if parts & F_APM3 else 1)
+        for apm in (tables.apm1, tables.apm2, tables.apm3):
+            apm.reshape(-1, APM_KNOTS)[:] = knots
+        tables.coder[C_NEXT] = CHECK_FIRST
+        tables.coder[C_HIGH] = 0xFFFFFFFF
+        sets = final_sets(parts)
+        tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
+                                int(config.keyed), parts, sets, len(active), *active]
         # The final mixer's weights, per c0: the average of the sets at first.
-        self.final = np.full(256 * final_sets, 65536 // final_sets, dtype=np.int64)
-        # F_INDIRECT: the two bytes that followed each byte, each byte pair, last.
-        self.followers = np.zeros(256 + 65536 if parts & F_INDIRECT else 1, dtype=np.int64)
-        # F_RECORD: per stream, where each byte value came last (+ 1), and the
-        # distance from its time before.
-        self.recent = np.zeros((max(streams, 1) if parts & F_RECORD else 1, 512), dtype=np.int64)
-        # F_RUNS: per context hash, the byte it saw last and how many times in a
-        # row (check << 16 | count << 8 | byte); per context, a map of (count up
-        # to 15, the bit the run expects) to the probability of a 1.
-        self.runs = np.zeros(slots if parts & F_RUNS else 1, dtype=np.int64)
-        self.run_map = np.full(MAX_CONTEXTS * 64, 1 << 31, dtype=np.uint32)
+        tables.final[:] = 65536 // sets
+        tables.run_map[:] = 1 << 31
+        return tables
 
-    def arrays(self) -> tuple:
-        return (self.nodes, self.direct, self.state_maps, self.match_table,
-                self.match_map, self.weights, self.apm1, self.apm2, self.streams, self.buffer,
-                self.known, self.inputs, self.scratch, self.parameters, self.apm3, self.final,
-                self.followers, self.runs, self.run_map, self.recent)
+
+def _start_weights(weights: np.ndarray, active: list[int], late: list[int],
+                   unkeyed: int) -> None:
+    """The mixer's starting weights, (sets, INPUTS): 1/4 for the inputs that
+    predict from the start, 0 for those that may say nothing at first (the
+    keyed contexts, the network, the contexts from model 2 on, F_RUNS'
+    inputs), which the mixer raises as they prove useful."""
+    weights[:] = 16384
+    weights[:, FIXED_INPUTS + 2 * unkeyed:] = 0
+    weights[:, NETWORK_INPUT] = 0
+    for k in late:
+        weights[:, FIXED_INPUTS + 2 * k:FIXED_INPUTS + 2 * k + 2] = 0
+    weights[:, FIXED_INPUTS + 2 * len(active):] = 0
 
 
 def _history_prior(h: int) -> int:
@@ -354,9 +254,8 @@ def _find_slot(nodes, bits, h):
 @nb.njit(**_JIT)
 def _start_byte(tables, s, bits):
     """Find the contexts' slots for stream s's next byte (first nibble)."""
-    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
-     run_map, recent) = tables
+    nodes, streams, buffer, scratch = tables.nodes, tables.streams, tables.buffer, tables.scratch
+    parameters, followers, runs = tables.parameters, tables.followers, tables.runs
     history = streams[s, S_HISTORY]
     word = streams[s, S_WORD]
     for i in range(5):
@@ -436,10 +335,8 @@ def _start_byte(tables, s, bits):
 
 @nb.njit(**_JIT)
 def _find_slots(nodes, bits, streams, s, scratch, parameters):
-    """The slots of the active contexts' hashes (scratch[SCRATCH_HASHES + i]),
-    found in input order; returns how many unkeyed ones were seen before.
-    (Reading each hash's first slot in a pass of its own first, so that the
-    cache misses overlap, measured no faster.)"""
+    """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
+    + i]), found in input order; returns how many unkeyed ones were seen before."""
     count = parameters[P_COUNT]
     found = 0
     for k in range(count):
@@ -453,9 +350,9 @@ def _find_slots(nodes, bits, streams, s, scratch, parameters):
 
 @nb.njit(**_JIT)
 def _second_nibble(tables, s, bits, c0):
-    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
-     run_map, recent) = tables
+    """Find the contexts' slots for stream s's second nibble, after the first, c0."""
+    nodes, streams, scratch = tables.nodes, tables.streams, tables.scratch
+    parameters = tables.parameters
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
         scratch[SCRATCH_HASHES + i] = _hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
@@ -493,9 +390,10 @@ def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
 def _predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
-    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
-     run_map, recent) = tables
+    nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
+    match_map, weights, apm1, apm2 = tables.match_map, tables.weights, tables.apm1, tables.apm2
+    streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
+    parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
     node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
     if bitpos >= 4:
         node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
@@ -545,7 +443,8 @@ def _predict(tables, s, c0, bitpos, network):
                 predicted = (run & 255) | 256
                 if (predicted >> (8 - bitpos)) == c0:
                     bit = (predicted >> (7 - bitpos)) & 1
-                    inputs[n] = _STRETCH[run_map[i * 64 + min(run >> 8, 15) * 2 + bit] >> 16]
+                    place = i * 64 + min(run >> 8, 15) * 2 + bit
+                    inputs[n] = _STRETCH[run_map[place] >> 16]
                 else:  # the byte went another way: no prediction for its other bits
                     streams[s, S_RUN_BYTE + i] = -1
             n += 1
@@ -594,7 +493,7 @@ def _predict(tables, s, c0, bitpos, network):
         a3 = (_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)) * APM_KNOTS + knot
         p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
         scratch[18] = a3 if weight < 2048 else a3 + 1
-        # (p0 + p1 + p2 + p3) / 4 measured 1.3K worse on the six files' 675,950.
+        # The maps with the most context (by the last byte, by order 2) weigh most.
         p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
     else:
         p = (p0 + p1 + 2 * p2 + 2) >> 2
@@ -604,7 +503,7 @@ def _predict(tables, s, c0, bitpos, network):
     scratch[3] = _squash(dot2)
     scratch[4] = a1 if weight < 2048 else a1 + 1
     scratch[5] = a2 if weight < 2048 else a2 + 1
-    scratch[6] = node
+    scratch[SCRATCH_NODE] = node
     scratch[7] = n
     return max(min(p, 65535), 1)
 
@@ -620,9 +519,11 @@ def _learn(weights, inputs, n, weight_set, p, bit, rate):
 
 @nb.njit(**_JIT)
 def _update(tables, s, c0, bitpos, bit, node):
-    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
-     run_map, recent) = tables
+    """Every part of stream s's model learns `bit`, coded at `node` of its byte's c0."""
+    nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
+    match_map, weights, apm1, apm2 = tables.match_map, tables.weights, tables.apm1, tables.apm2
+    streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
+    parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
     rate = parameters[P_RATE]
     parts = parameters[P_PARTS]
     for k in range(parameters[P_COUNT]):
@@ -686,9 +587,9 @@ def _update(tables, s, c0, bitpos, bit, node):
 @nb.njit(**_JIT)
 def _end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
-    (nodes, direct, state_maps, match_table, match_map, weights, apm1, apm2,
-     streams, buffer, known, inputs, scratch, parameters, apm3, final, followers, runs,
-     run_map, recent) = tables
+    match_table, streams, buffer = tables.match_table, tables.streams, tables.buffer
+    known, parameters, followers = tables.known, tables.parameters, tables.followers
+    runs, recent = tables.runs, tables.recent
     position = streams[s, S_BASE] + streams[s, S_POSITION]
     buffer[position] = byte
     known[position] = 1
@@ -849,25 +750,25 @@ def _network_bits(distribution, c0, bitpos):
 
 
 @nb.njit(**_JIT)
-def _code_byte(tables, coder, stream, s, byte, distribution, decoding):
-    """Code one byte of stream s: encode `byte`, or decode and return it.
-    `distribution`: the network's 256 integer weights, or empty."""
-    parameters = tables[13]
-    bits = parameters[0]
+def _code_byte(tables, stream, s, byte, distribution, decoding):
+    """Code one byte of stream s: encode `byte` into `stream`, or decode and
+    return it. `distribution`: the network's 256 integer weights, or empty."""
+    scratch, parameters, coder = tables.scratch, tables.parameters, tables.coder
+    bits = parameters[P_BITS]
     c0 = np.int64(1)
     for bitpos in range(8):
         network = 0
         if distribution.shape[0] == 256:
             network = _network_bits(distribution, c0, bitpos)
         p = _predict(tables, s, c0, bitpos, network)
-        node = tables[12][6]
+        node = scratch[SCRATCH_NODE]
         bit = _code_bit(coder, stream, (byte >> (7 - bitpos)) & 1, p, decoding)
         _update(tables, s, c0, bitpos, bit, node)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             _second_nibble(tables, s, bits, c0)
     byte = c0 & 255
-    _end_byte(tables, s, byte, bits, parameters[1])
+    _end_byte(tables, s, byte, bits, parameters[P_MATCH_BITS])
     _check(coder, stream, byte, decoding)
     return byte
 
@@ -894,8 +795,10 @@ def _check(coder, stream, byte, decoding):
 
 @nb.njit(**_JIT)
 def _begin(tables, starts, lengths):
-    streams = tables[8]
-    bits = tables[13][0]
+    """Place stream s at buffer[starts[s]:starts[s] + lengths[s]] and find
+    its first byte's slots."""
+    streams, parameters = tables.streams, tables.parameters
+    bits = parameters[P_BITS]
     for s in range(starts.shape[0]):
         streams[s, S_BASE] = starts[s]
         streams[s, S_LENGTH] = lengths[s]
@@ -903,19 +806,22 @@ def _begin(tables, starts, lengths):
 
 
 @nb.njit(**_JIT)
-def _encode_range(tables, coder, data, begin, end, out):
+def _encode_range(tables, data, begin, end, out):
+    """Encode data[begin:end] into `out`; returns the coder's position in it."""
+    coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
     for i in range(begin, end):
-        _code_byte(tables, coder, out, 0, np.int64(data[i]), empty, False)
+        _code_byte(tables, out, 0, np.int64(data[i]), empty, False)
     return coder[C_POS]
 
 
 @nb.njit(**_JIT)
-def _decode_range(tables, coder, payload, out, begin, end):
+def _decode_range(tables, payload, out, begin, end):
     """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
+    coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
     for i in range(begin, end):
-        out[i] = _code_byte(tables, coder, payload, 0, 0, empty, True)
+        out[i] = _code_byte(tables, payload, 0, 0, empty, True)
         if coder[C_DAMAGED]:
             return i
     return end
@@ -938,9 +844,8 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     """`encode_file`, and the bits put out for data[:m] at each offset m of
     `marks` (0 <= m <= len(data), any order): multiples of 8, at most 32 bits
     short of the code length (what the coder holds back), the same on any CPU."""
-    tables = Tables(config, 1, len(data))
-    arrays = tables.arrays()
-    _begin(arrays, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
+    tables = Tables.build(config, 1, len(data))
+    _begin(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
     marks = np.asarray(marks, dtype=np.int64)
@@ -948,7 +853,7 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     stops = np.union1d(np.arange(CHUNK, len(data), CHUNK), marks)
     begin = 0
     for end in [*stops[(stops > 0) & (stops < len(data))].tolist(), len(data)]:
-        if _encode_range(arrays, tables.coder, source, begin, end, out) > out.shape[0]:
+        if _encode_range(tables, source, begin, end, out) > out.shape[0]:
             return None, bits
         bits[marks == end] = 8 * tables.coder[C_POS]
         if progress is not None and (end % CHUNK == 0 or end == len(data)):
@@ -974,15 +879,14 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     byte per byte the encoder shifted out, so where it stops is where the
     encoder's stream ended (what finds the end of a statistics archive in a
     concatenation)."""
-    tables = Tables(config, 1, size)
-    arrays = tables.arrays()
-    _begin(arrays, np.zeros(1, dtype=np.int64), np.array([size], dtype=np.int64))
+    tables = Tables.build(config, 1, size)
+    _begin(tables, np.zeros(1, dtype=np.int64), np.array([size], dtype=np.int64))
     out = np.zeros(size, dtype=np.uint8)
     payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
     _start_decoder(tables.coder, payload)
     for begin in range(0, size, CHUNK):
         end = min(begin + CHUNK, size)
-        done = _decode_range(arrays, tables.coder, payload, out, begin, end)
+        done = _decode_range(tables, payload, out, begin, end)
         if done < end:
             raise CorruptArchiveError(f"the statistics stream is damaged: a check failed, or "
                                       f"it ran out, after {done} of {size} bytes")
@@ -996,17 +900,17 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
 
 
 @nb.njit(**_JIT)
-def _code_step(tables, coder, stream, symbols, distributions, count, decoding):
+def _code_step(tables, stream, symbols, distributions, count, decoding):
     """One lockstep step: byte `symbols[s]` of streams s < count, each with the
     network's weights `distributions[s]` (or none, if that array has no
     columns); decoding fills `symbols` instead."""
+    coder = tables.coder
     for s in range(count):
         if distributions.shape[1] == 256:
             distribution = distributions[s]
         else:
             distribution = distributions[0, :0]
-        byte = _code_byte(tables, coder, stream, s, np.int64(symbols[s]), distribution,
-                          decoding)
+        byte = _code_byte(tables, stream, s, np.int64(symbols[s]), distribution, decoding)
         if decoding:
             symbols[s] = byte
             if coder[C_DAMAGED]:
@@ -1036,10 +940,9 @@ class Statistics:
     def __init__(self, config: StatisticsConfig, lengths: np.ndarray,
                  payload: bytes | None = None):
         lengths = np.asarray(lengths, dtype=np.int64)
-        self._tables = Tables(config, len(lengths), int(lengths.sum()))
-        self._arrays = self._tables.arrays()
+        self._tables = Tables.build(config, len(lengths), int(lengths.sum()))
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-        _begin(self._arrays, starts, lengths)
+        _begin(self._tables, starts, lengths)
         self._coder = self._tables.coder
         if payload is None:
             self._stream = np.zeros(1 << 16, dtype=np.uint8)
@@ -1057,8 +960,8 @@ class Statistics:
             grown[:len(self._stream)] = self._stream
             self._stream = grown
         weights = self._empty if probabilities is None else network_weights(probabilities)
-        _code_step(self._arrays, self._coder, self._stream,
-                   np.ascontiguousarray(symbols, dtype=np.uint8), weights, count, False)
+        _code_step(self._tables, self._stream, np.ascontiguousarray(symbols, dtype=np.uint8),
+                   weights, count, False)
 
     def decode(self, probabilities: np.ndarray | None, count: int | None = None) -> np.ndarray:
         """The next byte of each of the first `count` sub-streams (default: one
@@ -1069,8 +972,7 @@ class Statistics:
                                       "model settings are not those the archive was made with")
         weights = self._empty if probabilities is None else network_weights(probabilities)
         symbols = np.zeros(count, dtype=np.uint8)
-        if _code_step(self._arrays, self._coder, self._stream, symbols, weights, count,
-                      True) < count:
+        if _code_step(self._tables, self._stream, symbols, weights, count, True) < count:
             raise CorruptArchiveError("the statistics stream is damaged: a check failed, or it "
                                       "ran out (or the header is not the one it was made with)")
         return symbols

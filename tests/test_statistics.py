@@ -10,7 +10,7 @@ import pytest
 
 import fade
 from fade import archive, codec, statistics
-from fade.config import LEVELS, STREAM_FIELDS, StatisticsConfig, batch_size_for
+from fade.config import LEVELS, StatisticsConfig, batch_size_for
 
 from conftest import corpus_file, one_error_line, run_fade
 
@@ -20,14 +20,14 @@ MODELS = [SMALL] + [StatisticsConfig(table_bits=16, match_bits=14, model=m) for 
 
 def test_memory_estimate_covers_each_streams_state():
     """config.StatisticsConfig.memory_bytes, which the memory limit checks
-    before anything is built, covers every array the statistics then hold,
-    for each model (and counts no fewer fields per stream than they have)."""
-    assert statistics.S_FIELDS <= STREAM_FIELDS
+    before anything is built, is exactly what the arrays the statistics then
+    hold take, for each model, keyed or not, with one stream or many."""
     for model in range(len(statistics.MODEL_PARTS)):
-        config = StatisticsConfig(table_bits=16, match_bits=14, keyed=True, model=model)
-        tables = statistics.Tables(config, 100, 10_000)
-        held = sum(array.nbytes for array in tables.arrays()) + tables.coder.nbytes
-        assert held <= config.memory_bytes(10_000, 100)
+        for keyed, streams, length in ((True, 100, 10_000), (False, 1, 0)):
+            config = StatisticsConfig(table_bits=16, match_bits=14, keyed=keyed, model=model)
+            tables = statistics.Tables.build(config, streams, length)
+            held = sum(array.nbytes for array in tables)
+            assert held == config.memory_bytes(length, streams)
 
 
 def test_squash_and_stretch_are_monotone_inverses():
@@ -64,6 +64,16 @@ def test_marks_give_the_bits_put_out_so_far():
     # the model never looks ahead: a prefix coded alone puts out the same
     # bytes, plus the 4 its coder flushes at the end
     assert 8 * len(statistics.encode_file(data[:10_000], SMALL)) == bits[3] + 32
+
+
+def test_decode_prefix_finds_where_the_stream_ends():
+    """Followed by other bytes, a stream decodes to the same data, and the
+    decoder says how long the encoder's stream was, for every model."""
+    data = corpus_file("asyoulik.txt").read_bytes()[:8_000]
+    after = corpus_file("mapsdatazrh").read_bytes()[:3_000]
+    for config in MODELS:
+        stream = statistics.encode_file(data, config)
+        assert statistics.decode_prefix(stream + after, len(data), config) == (data, len(stream))
 
 
 def test_a_damaged_stream_fails_at_a_check():

@@ -1,0 +1,205 @@
+"""The statistics' state: what each model has, and every array that holds it.
+
+One description serves two readers: `fade.statistics.Tables` allocates its
+arrays from `state_arrays`, and `StatisticsConfig.memory_bytes` sums the
+same list before anything is built, so the memory limit sees exactly what
+coding will hold. Beside it live the names of the contexts, of a model's
+parts and of the fields inside the small arrays (a stream's state, the
+parameters, the coder), which the compiled kernels in fade.statistics read.
+This module imports only numpy, so that fade.config can import it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from fade.config import StatisticsConfig
+
+# Contexts, each at its own index (its hash table inputs, its state map, its
+# slot in a stream's state). First the shared ones: hashed byte contexts of
+# these orders, then the current word.
+ORDERS = (1, 2, 3, 4, 6)
+SHARED = len(ORDERS) + 1
+KEYED = 5  # stream-keyed contexts (orders 1-4 and the word), lockstep only
+# Model 1's: the previous word with the current one, the word before it with
+# the current one, and bytes 2-3 back (skipping the last: binaries).
+BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
+# Model 2's: orders 5 and 8, the last three words, two column contexts (the
+# byte above in the previous line, with the last byte and with the column:
+# tables, aligned text) and two indirect ones (the last byte, and the last
+# two, with the two bytes that followed them the last times).
+# Model 3's: the byte the match model expects (with its length and the last
+# byte), two sparse ones (the last byte with the third, bytes 3-4 back), and
+# two record ones (the byte one record length back with the last byte, and
+# with the byte two records back; the length is the distance at which byte
+# values keep repeating, found as paq8's record model does).
+(ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2, EXPECTED, SPARSE2, SPARSE3,
+ RECORD1, RECORD2) = range(SHARED + KEYED + 3, SHARED + KEYED + 15)
+MAX_CONTEXTS = SHARED + KEYED + 15
+
+# A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
+# contexts above; LAYERS: four weight sets (c0 and match, contexts found and
+# bit position, the last byte, the byte before it) combined by a final mixer
+# chosen by c0, instead of the average of the first two; APM3: a third APM,
+# on a hash of order 2 and c0; RATE: the mixers learn faster at first.
+# Model 2's: its contexts, and SETS: two more weight sets (order 2 hashed to
+# 12 bits, the match state and bit position) under the final mixer; WORDSET:
+# two more (the letters in the current word, the last byte's kind and the bit
+# position; a copy of the first set learning at a quarter of the rate).
+# Model 3's: RUNS, two more inputs per context (the byte it saw last, if the
+# bits so far agree, through a map of how many times in a row it came; the
+# context's probability in the linear domain), and its contexts.
+F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
+F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
+F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
+# Each model is the one before and more parts (StatisticsConfig.model is an
+# index here, recorded in the archive; docs/statistics.md says what each part
+# gains). A model's parts never change: older archives must decode.
+MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
+MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
+                | F_WORDSET,)
+MODEL_PARTS += (MODEL_PARTS[2] | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD,)
+# The optional contexts in input order, each with the part that brings it:
+# after the shared ones and before the keyed ones.
+OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),
+                     (ORDER5, F_ORDERS), (ORDER8, F_ORDERS), (TRIGRAM, F_TRIGRAM),
+                     (ABOVE, F_COLUMNS), (COLUMN, F_COLUMNS),
+                     (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT),
+                     (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
+                     (RECORD1, F_RECORD), (RECORD2, F_RECORD))
+
+# Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
+# then how many contexts are active, and their indices in input order.
+P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_COUNT = range(7)
+P_ACTIVE = P_COUNT + 1
+
+# Weight sets: by c0 and match (1024), by contexts found and bit position,
+# then (F_LAYERS) by the last byte and by the one before, then (F_SETS) by
+# order 2 and by the match state, then (F_WORDSET) by the word so far and a
+# slow copy of the first.
+SETS = 4  # weight sets under the final mixer with F_LAYERS
+SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
+SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
+WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
+LAYER_SETS = 1024 + (MAX_CONTEXTS + 1) * 8  # where F_LAYERS' sets start: by the last byte
+MORE_SETS = LAYER_SETS + 2 * 256  # where F_SETS' start: by order 2, then by the match state
+SET5 = 4096  # order 2, hashed
+# match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
+SET6 = 65 * 8
+
+# Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
+# F_SETS, 26-29 with F_WORDSET; the sets' outputs under the final mixer from
+# SCRATCH_DOTS), then each context's hash while its slot is found.
+SCRATCH_NODE = 6  # the node of the current bit in each context's slot
+SCRATCH_DOTS = 32
+SCRATCH_HASHES = 40
+NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
+SLOT_BYTES = 4 * NODES  # 64: one cache line
+FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
+INPUTS = 4 * MAX_CONTEXTS + FIXED_INPUTS  # and (F_RUNS) two more per context
+APM_KNOTS = 33  # an adaptive probability map's knots per context
+APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
+RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
+
+# Index of each per-stream field in Tables.streams (int64 each).
+S_HISTORY, S_WORD, S_MATCH_PTR, S_MATCH_LEN, S_POSITION, S_BASE, S_LENGTH = range(7)
+S_SLOTS = 7  # the current slot of each context follows: MAX_CONTEXTS fields
+S_FOUND = S_SLOTS + MAX_CONTEXTS  # how many contexts were seen before, this byte
+S_WORD2 = S_FOUND + 1  # the word before the current one (model 1)
+S_WORD3 = S_FOUND + 2  # the word before that
+S_LINE = S_FOUND + 3  # where the current line starts (model 2)
+S_ABOVE = S_FOUND + 4  # where the line before it starts
+S_WORDLEN = S_FOUND + 5  # letters in the current word (model 2)
+S_RUN = S_FOUND + 6  # F_RUNS: each context's run entry index
+S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # and its predicted byte | count << 8 (-1: none)
+S_RECORD = S_RUN_BYTE + MAX_CONTEXTS  # F_RECORD: the record length found (0: none)
+S_RECORD_SEEN = S_RECORD + 1  # a distance << 16 | how many repeats in a row agreed on it
+S_FIELDS = S_RECORD + 2
+
+# Coder state: low, high, code (decoder), position in the buffer, damage flag,
+# and the check: a hash of the bytes coded since the last check, their count,
+# and the count at which the next check falls.
+C_LOW, C_HIGH, C_CODE, C_POS, C_DAMAGED, C_HASH, C_COUNT, C_NEXT = range(8)
+C_FIELDS = 8
+
+
+def table_bytes(bits: int) -> int:
+    """Bytes of a statistics hash table of 2^bits slots."""
+    return SLOT_BYTES << bits
+
+
+def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
+    """The contexts a model with `parts` feeds the mixer, in input order
+    (shared, the parts' own, then keyed ones if `keyed`); the places in that
+    order of the contexts from model 2 on; and how many come before the keyed."""
+    active = list(range(SHARED))
+    late = []
+    for index, part in OPTIONAL_CONTEXTS:
+        if parts & part:
+            active.append(index)
+            if index >= ORDER5:
+                late.append(len(active) - 1)
+    unkeyed = len(active)
+    if keyed:
+        active += list(range(SHARED, SHARED + KEYED))
+    return active, late, unkeyed
+
+
+def weight_sets(parts: int) -> int:
+    """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
+    return (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
+            + (WORD_SETS + 1024 if parts & F_WORDSET else 0))
+
+
+def final_sets(parts: int) -> int:
+    """How many weight sets' outputs the final mixer combines (F_LAYERS)."""
+    return SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS
+
+
+def state_arrays(config: StatisticsConfig, streams: int,
+                 length: int) -> list[tuple[str, tuple[int, ...], type]]:
+    """(name, shape, dtype) of every array the statistics with `config` hold
+    for `streams` sub-streams of `length` bytes in all, in the order of
+    fade.statistics.Tables' fields. Raises FadeError for a config out of its
+    domains (StatisticsConfig.validate)."""
+    parts = MODEL_PARTS[config.validate().model]
+    slots = 1 << config.table_bits
+    streams, length = max(streams, 1), max(length, 1)
+    active = active_contexts(parts, config.keyed)[0]
+    return [
+        # A node: (p16 << 16) | (bit history << 8) | count; node 0 of a slot: its check.
+        ("nodes", (slots * NODES,), np.uint32),
+        ("direct", (256 * 256,), np.uint32),  # order 1, no hashing: an adaptive probability
+        ("state_maps", (MAX_CONTEXTS * 256,), np.uint32),  # per context, bit history -> p
+        ("match_table", (1 << config.match_bits,), np.int64),  # hash -> position after it + 1
+        ("match_map", (2 * 64,), np.uint32),  # (match length, expected bit) -> p
+        ("weights", (weight_sets(parts) * INPUTS,), np.int64),
+        ("apm1", (256 * APM_KNOTS,), np.int64),  # by c0
+        ("apm2", (65536 * APM_KNOTS,), np.int64),  # by the last byte and c0
+        ("streams", (streams, S_FIELDS), np.int64),  # each stream's S_ fields
+        ("buffer", (length,), np.uint8),  # every coded byte, the streams one after another
+        ("known", (length,), np.uint8),  # 1 once coded
+        ("inputs", (INPUTS,), np.int64),  # the current bit's mixer inputs
+        ("scratch", (SCRATCH_HASHES + MAX_CONTEXTS,), np.int64),
+        ("parameters", (P_ACTIVE + len(active),), np.int64),  # the P_ fields
+        ("apm3", (((1 << APM3_BITS) if parts & F_APM3 else 1) * APM_KNOTS,), np.int64),
+        ("final", (256 * final_sets(parts),), np.int64),  # the final mixer's weights, by c0
+        # F_INDIRECT: the two bytes that followed each byte, and each byte pair, last.
+        ("followers", (256 + 65536 if parts & F_INDIRECT else 1,), np.int64),
+        # F_RUNS: per context hash, the byte it saw last and how many times in a
+        # row (check << 16 | count << 8 | byte); per context, a map of (count up
+        # to 15, the bit the run expects) to the probability of a 1.
+        ("runs", (slots if parts & F_RUNS else 1,), np.int64),
+        ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
+        ("recent", (streams if parts & F_RECORD else 1, RECENT), np.int64),  # F_RECORD
+        ("coder", (C_FIELDS,), np.int64),  # the C_ fields
+    ]
+
+
+def state_bytes(config: StatisticsConfig, streams: int, length: int) -> int:
+    """Bytes of all the arrays `state_arrays` describes."""
+    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+               for _, shape, dtype in state_arrays(config, streams, length))
