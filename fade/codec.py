@@ -602,7 +602,7 @@ def _compress_with_statistics(data: bytes, config: StatisticsConfig, method: str
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
     check_statistics_memory(config, len(data), memory_limit)
-    report = None if progress is None else (lambda done: progress(done, len(data), 0.0))
+    report = None if progress is None else (lambda done, bits: progress(done, len(data), bits))
     stream = statistics.encode_file(data, config, report)
     archive = None if stream is None else pack_statistics(config, data, stream)
     if archive is None or (method == "auto" and len(archive) >= len(data) + COMPACT_OVERHEAD):
@@ -830,7 +830,7 @@ def _decompress_learned(header: Header, payload: bytes, device: str, progress: P
 def _decompress_statistics(header: StatisticsHeader, payload: bytes,
                            progress: Progress | None) -> bytes:
     size = header.original_size
-    report = None if progress is None else (lambda done: progress(done, size, 0.0))
+    report = None if progress is None else (lambda done, bits: progress(done, size, bits))
     data = statistics.decode_file(payload, size, header.statistics, report)
     if zlib.crc32(data) != header.original_crc32:
         raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged, "
