@@ -24,7 +24,7 @@ def corpus_file(name: str) -> Path:
 
 def fade_command(*args: str) -> list[str]:
     """argv that runs `fade ARGS` from this checkout in a new Python process."""
-    return [sys.executable, "-m", "cli", *args]
+    return [sys.executable, "-m", "fade", *args]
 
 
 def fade_env(env: dict[str, str] | None = None) -> dict[str, str]:

@@ -342,7 +342,7 @@ def test_interrupt_leaves_nothing_behind(tmp_path, signum):
 def test_internal_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, capsys):
     # A bug deep in the library still ends in one line and no partial output.
     import fade
-    from cli.main import EXIT_INTERNAL, main
+    from fade.cli.main import EXIT_INTERNAL, main
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated failure\nwith a second line")
