@@ -54,8 +54,7 @@ def _cli_from_source_checkout() -> None:
             return importlib.util.spec_from_file_location(
                 name, folder / "__init__.py", submodule_search_locations=[str(folder)])
 
-    if not any(type(finder).__name__ == "SourceCliFinder" for finder in sys.meta_path):
-        sys.meta_path.append(SourceCliFinder())
+    sys.meta_path.append(SourceCliFinder())
 
 
 _cli_from_source_checkout()
