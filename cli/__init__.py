@@ -1,1 +1,2 @@
-"""The `fade` command line (click). Entry point: `cli.main.main(argv)`."""
+"""The `fade` command line (click), installed as fade.cli. Entry point:
+`fade.cli.main.main(argv)`."""

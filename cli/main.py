@@ -709,7 +709,7 @@ def _replay_elsewhere(archive: bytes, environment: dict[str, str], name: str, op
     made in other settings that this machine can still replay, such as one
     of format v1-v4 from an AVX-512 CPU). The archive goes to its stdin, the
     data comes back on its stdout; it prints its own progress and errors."""
-    command = [sys.executable, "-m", "cli", "decompress", "-c", "--as-name", name,
+    command = [sys.executable, "-m", "fade", "decompress", "-c", "--as-name", name,
                "--device", opts.device]
     if opts.verbosity == 0:
         command.append("-q")
@@ -825,17 +825,27 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signum, handler)
 
 
-def entry() -> None:
+def entry(argv: list[str] | None = None) -> None:
     """The `fade` command: exit with main()'s status. After Ctrl-C or SIGTERM
     (output already cleaned up), die of that signal as Unix tools do, so the
     shell sees 128 + signal (130 for Ctrl-C) and a calling script stops too."""
-    status = main()
+    status = main(argv)
     if status == EXIT_INTERRUPTED and _received_signal is not None:
         sys.stdout.flush()
         sys.stderr.flush()
         signal.signal(_received_signal, signal.SIG_DFL)
         os.kill(os.getpid(), _received_signal)
     sys.exit(status)
+
+
+def unfade_entry() -> None:
+    """The `unfade` command: `fade decompress ARGS`."""
+    entry(["decompress", *sys.argv[1:]])
+
+
+def fadecat_entry() -> None:
+    """The `fadecat` command: `fade decompress -c ARGS`."""
+    entry(["decompress", "-c", *sys.argv[1:]])
 
 
 if __name__ == "__main__":

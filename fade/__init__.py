@@ -23,3 +23,38 @@ __all__ = [
     "Header", "ModelConfig", "PRESETS", "compress", "compress_stream", "decompress",
     "decompress_stream", "default_batch_size", "read_header",
 ]
+
+
+def _cli_from_source_checkout() -> None:
+    """Let `import fade.cli` find the repository's cli/ folder when fade runs
+    from a source checkout with nothing installed (PYTHONPATH=the checkout).
+
+    The command line lives in cli/ at the top of the repository, and an
+    install (a wheel, or `pip install -e .`) maps it into this package as
+    fade.cli (setup.py's package_dir), so a wheel holds fade/cli/ and this
+    does nothing there. A checkout has no fade/cli/: a finder placed after
+    Python's own answers for the name fade.cli with ../cli (its modules,
+    fade.cli.main and the rest, are then found through its __path__)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    folder = here.parent / "cli"
+    if (here / "cli").is_dir() or not (folder / "__init__.py").is_file():
+        return
+
+    class SourceCliFinder:
+        """Finds fade.cli (and nothing else) in the checkout's cli/ folder."""
+
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != "fade.cli":
+                return None
+            return importlib.util.spec_from_file_location(
+                name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+
+    sys.meta_path.append(SourceCliFinder())
+
+
+_cli_from_source_checkout()

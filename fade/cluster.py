@@ -55,7 +55,7 @@ def connect(address: str):
     try:
         import ray
     except ImportError:
-        raise FadeError("Ray is not installed: pip install 'fade[ray]'") from None
+        raise FadeError("Ray is not installed: pip install 'fade-compress[ray]'") from None
     if ray.is_initialized():
         return ray, False
     if address not in (AUTO, LOCAL):

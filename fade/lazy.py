@@ -1,7 +1,7 @@
 """Modules that load when first used, not when fade is imported.
 
 torch takes about 1.1 s of a fresh process's 1.5 s start (`python -X
-importtime -m cli --help`), yet level fast, statistics, compact and float
+importtime -m fade --help`), yet level fast, statistics, compact and float
 archives, `fade info` and every error before a model is built never touch
 it. `torch` here stands in for the module: its first attribute read imports
 it (after fade.environment has set what torch reads when it loads) and

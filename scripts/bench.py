@@ -95,12 +95,14 @@ from typing import Callable, Iterable
 REPO = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve()
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
+if not DEFAULT_CORPUS.is_dir():  # a checkout alone: the tests' copy (some files cut to 64 KiB)
+    DEFAULT_CORPUS = REPO / "tests" / "corpus"
 DEFAULT_OUT = REPO / "bench-out"
 QUICK_OUT = DEFAULT_OUT / "quick"
 QUICK_SLICE = 64 * 1024
 QUICK_FADE = "fast"
 # The corpus's description of itself, not corpus data (the CLI tests leave it out too).
-QUICK_SKIP = ("README.md",)
+QUICK_SKIP = ("README.md", "SHA256SUMS")
 DEFAULT_FADE = "level=default"  # fade.config.DEFAULT_LEVEL (not imported: it loads torch)
 
 KIB = 1024
@@ -897,11 +899,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="start again, discarding an earlier DIR/results.jsonl")
     parser.add_argument("--quick", action="store_true",
                         help=f"a few minutes' check: every file of --corpus (but its "
-                             f"README.md) cut to its first {QUICK_SLICE // KIB} KiB, "
+                             f"README.md and SHA256SUMS) cut to its first {QUICK_SLICE // KIB} KiB, "
                              f"fade {QUICK_FADE}")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, metavar="DIR",
                         help="the corpus --quick runs on (default: ../shared/corpus beside the "
-                             "repository)")
+                             "repository, else tests/corpus)")
     args = parser.parse_args(argv)
     if args.quick:
         args.paths = args.paths or [args.corpus]

@@ -96,7 +96,7 @@ def timed_fade(args: list[str], env: dict[str, str]) -> Timing:
     """Run `fade ARGS` in a fresh process; its wall and CPU seconds."""
     before = os.times()
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "fade", *args], capture_output=True,
                             env={**os.environ, "PYTHONPATH": str(REPO), **env})
     wall = time.perf_counter() - start
     after = os.times()

@@ -88,7 +88,7 @@ def main() -> int:
     parser.add_argument("fade_args", nargs="*", help="after --: options for fade compress "
                         "(-T also goes to decompress)")
     args = parser.parse_args()
-    fade = [sys.executable, "-m", "cli"]
+    fade = [sys.executable, "-m", "fade"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     jobs = [a for i, a in enumerate(args.fade_args)
             if a.startswith("-T") or (i and args.fade_args[i - 1] in ("-T", "--jobs"))

@@ -1,7 +1,9 @@
-"""Shared helpers: the real corpus beside the repo, and the CLI in a fresh process."""
+"""Shared helpers: the real test corpus, and the CLI in a fresh process."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import subprocess
 import sys
@@ -12,19 +14,61 @@ import pytest
 import fade  # noqa: F401  (before any test imports torch: fade.environment)
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus"
+# The corpus in the repository (tests/corpus: some files cut to the prefix the
+# tests read), or the whole files where a full copy lies beside the checkout.
+# Either way every file a test reads must match a pin in tests/corpus/SHA256SUMS.
+IN_REPO_CORPUS = REPO / "tests" / "corpus"
+FULL_CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = FULL_CORPUS if FULL_CORPUS.is_dir() else IN_REPO_CORPUS
+# The corpus folders' descriptions of themselves, not corpus data.
+NOT_CORPUS_DATA = ("README.md", "SHA256SUMS")
+
+
+@functools.cache
+def _pins() -> dict[str, frozenset[str]]:
+    """name -> the SHA-256 digests accepted for it (the whole file, a prefix)."""
+    pins: dict[str, set[str]] = {}
+    for line in (IN_REPO_CORPUS / "SHA256SUMS").read_text().splitlines():
+        if line and not line.startswith("#"):
+            digest, name = line.split()
+            pins.setdefault(name, set()).add(digest)
+    return {name: frozenset(digests) for name, digests in pins.items()}
+
+
+@functools.cache
+def _checked(path: Path) -> Path:
+    """`path`, a corpus file, once it matches its pinned SHA-256 (else the test fails)."""
+    name = path.relative_to(CORPUS).as_posix()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest not in _pins().get(name, ()):
+        pytest.fail(f"test corpus file {path}: its SHA-256 {digest} is not pinned "
+                    f"in {IN_REPO_CORPUS / 'SHA256SUMS'}")
+    return path
 
 
 def corpus_file(name: str) -> Path:
+    """The corpus file (or folder of files) `name`, checked against its pins."""
     path = CORPUS / name
     if not path.exists():
-        pytest.fail(f"test corpus missing: {path} (see README, 'Tests')")
-    return path
+        pytest.fail(f"test corpus missing: {path} (see tests/corpus/README.md)")
+    if path.is_dir():
+        for file in path.iterdir():
+            if file.is_file():
+                _checked(file)
+        return path
+    return _checked(path)
+
+
+def corpus_files() -> list[Path]:
+    """Every data file of the corpus (its top folder and edge/), checked, sorted."""
+    return sorted(_checked(path) for folder in (CORPUS, CORPUS / "edge")
+                  for path in folder.iterdir()
+                  if path.is_file() and path.name not in NOT_CORPUS_DATA)
 
 
 def fade_command(*args: str) -> list[str]:
     """argv that runs `fade ARGS` from this checkout in a new Python process."""
-    return [sys.executable, "-m", "cli", *args]
+    return [sys.executable, "-m", "fade", *args]
 
 
 def fade_env(env: dict[str, str] | None = None) -> dict[str, str]:

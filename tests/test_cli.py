@@ -12,7 +12,7 @@ import pytest
 
 from fade.archive import VERSION
 
-from conftest import CORPUS, corpus_file, fade_command, fade_env, one_error_line, run_fade
+from conftest import corpus_file, corpus_files, fade_command, fade_env, one_error_line, run_fade
 
 TINY = ("--preset", "tiny", "-q")
 LEARNED = TINY + ("--method", "fade")  # the model even where the size floor would not use it
@@ -34,8 +34,7 @@ def _leftovers(directory):
     (TINY + ("--level", "default", "--method", "fade", "--batch-size", "128"), 16 * 1024),
     (("--level", "fast", "-q"), None)], ids=["hybrid", "fast"])
 def test_every_corpus_file_roundtrips_through_the_cli(tmp_path, args, slice_bytes):
-    sources = sorted(p for p in list(CORPUS.iterdir()) + list((CORPUS / "edge").iterdir())
-                     if p.is_file() and p.name != "README.md")
+    sources = corpus_files()
     assert len(sources) >= 24
     names = []
     for source in sources:
@@ -342,7 +341,7 @@ def test_interrupt_leaves_nothing_behind(tmp_path, signum):
 def test_internal_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, capsys):
     # A bug deep in the library still ends in one line and no partial output.
     import fade
-    from cli.main import EXIT_INTERNAL, main
+    from fade.cli.main import EXIT_INTERNAL, main
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated failure\nwith a second line")

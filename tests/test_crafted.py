@@ -15,7 +15,7 @@ import zlib
 import pytest
 
 import fade
-from cli.main import main
+from fade.cli.main import main
 from fade import archive, frames
 from fade.config import DEFAULT_MEMORY_LIMIT, ModelConfig
 

@@ -92,7 +92,7 @@ def test_steps_too_small_to_share_default_to_one_thread():
 # Runs fade's command line in one fresh process, then says whether torch loaded.
 CLI_IN_PROCESS = """
 import sys
-from cli.main import entry
+from fade.cli.main import entry
 for args in {runs!r}:
     sys.argv = ["fade", *args]
     try:

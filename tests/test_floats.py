@@ -345,7 +345,7 @@ def test_cli_damaged_float_archives_fail_in_one_line(tmp_path, checkpoint, cut):
 
 
 def test_cli_suggests_fast_mode_for_large_tensor_files(tmp_path, monkeypatch, capsys):
-    from cli import main as cli
+    from fade.cli import main as cli
 
     buffer = io.BytesIO()
     np.save(buffer, np.linspace(-1, 1, 400, dtype=np.float32))

@@ -9,9 +9,9 @@ import fade
 from fade import floor
 from fade.archive import COMPACT_OVERHEAD, method_of
 
-from conftest import CORPUS, corpus_file
+from conftest import corpus_file
 
-EDGE = sorted((CORPUS / "edge").iterdir())
+EDGE = sorted(corpus_file("edge").iterdir())
 
 
 @pytest.mark.parametrize("method", floor.COMPACT_METHODS)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import fade
-from cli.main import main
+from fade.cli.main import main
 from fade import frames
 
 from conftest import corpus_file, fade_command, fade_env, one_error_line, run_fade
