@@ -13,10 +13,11 @@ from fade import environment  # noqa: E402  (first: before anything imports torc
 environment.apply()
 
 from fade.archive import CompactHeader, Header  # noqa: E402
-from fade.codec import compress, decompress, read_header  # noqa: E402
+from fade.codec import compress, read_header  # noqa: E402
 from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
 from fade.frames import compress_stream, decompress_stream  # noqa: E402
+from fade.members import decompress  # noqa: E402  (archives one after another, too)
 
 __all__ = [
     "ChecksumMismatchError", "CompactHeader", "CorruptArchiveError", "FadeError", "FormatError",
