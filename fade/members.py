@@ -130,6 +130,10 @@ class Source:
         self.unread(data)
         return data
 
+    def pending(self) -> bytes:
+        """The bytes put back and not read again (taken from the stream already)."""
+        return bytes(self._back)
+
 
 def read_archive(source: Source, memory_limit: int | None = None,
                  progress: Progress | None = None) -> tuple[bytes, bytes | None]:
@@ -334,11 +338,20 @@ def archive_extent(buffer: bytes, offset: int = 0,
     return len(archive), data
 
 
-def _decode_one(source: Source, sink: Callable[[bytes], None], *, jobs: int, ray: str | None,
+def decode_archive(source: Source, sink: Callable[[bytes], None], *, jobs: int, ray: str | None,
                 progress: Progress | None, check: Callable[[bytes], object] | None,
                 options: dict) -> int:
-    """Decode the archive at the front of `source` into `sink`; returns its
-    original's size. `progress` as `fade.decompress`'s, for this archive."""
+    """Decode the one archive at the front of `source` into `sink` (a frames
+    archive frame by frame, any other whole), reading exactly that archive;
+    returns its original's size. `progress` as `fade.decompress`'s, for this
+    archive; `check` as for `decompress_stream`; `options` go to
+    `fade.decompress`.
+
+    >>> source = Source(io.BytesIO(fade.compress(b"a") + fade.compress(b"b")))
+    >>> decode_archive(source, print, jobs=1, ray=None, progress=None, check=None, options={})
+    b'a'
+    1
+    """
     from fade import codec
 
     if frames.is_frames(source.peek(PREFIX_SIZE)):
@@ -381,7 +394,7 @@ def _decode_all(source: BinaryIO, sink: Callable[[bytes], None], jobs: int, ray:
         if on_archive is not None:
             on_archive(number, offset)
         try:
-            total += _decode_one(reader, sink, jobs=jobs, ray=ray, progress=progress_for(total),
+            total += decode_archive(reader, sink, jobs=jobs, ray=ray, progress=progress_for(total),
                                  check=check, options=options)
         except FadeError as error:
             _locate(error, number, offset)
