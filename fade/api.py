@@ -40,7 +40,10 @@ from fade.archive import MAGIC, unpack
 from fade.errors import CorruptArchiveError, FadeError, FormatError
 from fade.frames import FramesHeader
 
-_READ_SIZE = 1 << 16  # bytes asked of the underlying file at a time (as io.DEFAULT_BUFFER_SIZE's 8)
+# Bytes asked of a file that cannot seek at a time: a statistics archive's
+# end is found by decoding what has arrived, again as more arrives, so few
+# large pieces cost less than many small ones.
+_READ_SIZE = 1 << 20
 _MODES = {"r": "rb", "rb": "rb", "w": "wb", "wb": "wb", "x": "xb", "xb": "xb", "a": "ab",
           "ab": "ab"}
 
@@ -91,6 +94,11 @@ class _Pump:
             data = bytes(self._input[:count])
             del self._input[:count]
             return data
+
+    def ready(self) -> bool:
+        """Whether a read would return at once (bytes are there, or the end)."""
+        with self._condition:
+            return bool(self._input) or self._closed or self._aborted
 
     def emit(self, data: bytes) -> None:
         with self._condition:
@@ -203,6 +211,9 @@ class FadeDecompressor:
     followed it; `needs_input`, False while output is held back by
     `max_length`. `options` go to `fade.decompress` (and `jobs` to
     `fade.frames.decompress_stream`). Errors are FadeError subclasses.
+    Cost: a statistics archive's end is found only by decoding it, so one
+    fed in pieces is decoded from its start again for each piece that
+    arrives before its end: feed it in large pieces.
 
     >>> decompressor = FadeDecompressor()
     >>> archive = fade.compress(b"spam", method="stored")
@@ -219,6 +230,7 @@ class FadeDecompressor:
         self._output = b""
         self._source: members.Source | None = None
         self._unused = b""
+        self._done = False  # the worker has finished and unused_data is known
         self._error: BaseException | None = None
 
         def work(pump: _Pump) -> None:
@@ -243,7 +255,7 @@ class FadeDecompressor:
             raise EOFError("already at end of stream")
         if self._error is not None:
             raise self._error
-        if self._pump.finished:
+        if self._done:
             self._unused += bytes(data)
         else:
             self._pump.feed(bytes(data))
@@ -260,8 +272,10 @@ class FadeDecompressor:
         except BaseException as error:
             self._error = error
             raise
-        if self._pump.finished and self._source is not None and not self._unused:
-            self._unused = self._source.pending() + self._pump.leftover()
+        if self._pump.finished and not self._done:
+            self._done = True
+            pending = self._source.pending() if self._source is not None else b""
+            self._unused = pending + self._pump.leftover()
 
     def end_input(self) -> bytes:
         """Say the input has ended: raises the archive's error if it is not
@@ -330,7 +344,9 @@ class _SeekableReader:
             self._complete = True
             return False
         if number > 1 and prefix[:len(MAGIC)] != MAGIC:
-            raise FormatError(f"unexpected data after archive {number - 1} (at byte {offset})")
+            end = self._file.seek(0, os.SEEK_END)
+            raise FormatError(f"{end - self._base - offset} unexpected bytes after archive "
+                              f"{number - 1} (at byte {offset})")
         before = self._members[-1].original_offset + self._members[-1].original_size \
             if self._members else 0
         try:
@@ -474,7 +490,7 @@ class _StreamReader:
         start = self._consumed - len(rest)
         self._in_archive = False
         if rest[:len(MAGIC)] != MAGIC:
-            raise FormatError(f"unexpected data after archive {self._number} (at byte {start})")
+            raise FormatError(f"unexpected bytes after archive {self._number} (at byte {start})")
         self._counted += self._decompressor.frames_decoded
         self._number += 1
         self._start = start
@@ -494,8 +510,9 @@ class FadeFile(io.BufferedIOBase):
     the frame that holds the position and only the frames read are decoded
     (`frames_decoded` counts them); each frame is checked against its record
     and its own checksums, and any other archive against its own. A file that
-    cannot seek is read straight through (seeking back is unsupported), with
-    every archive's checks, a frames archive's whole SHA-256 included.
+    cannot seek is read straight through, with
+    every archive's checks, a frames archive's whole SHA-256 included, and
+    cannot seek (as `lzma.LZMAFile` over such a file).
     `level` and `settings` (writing) as for `FadeCompressor`; `settings`
     (reading) go to `fade.decompress`.
 
@@ -647,22 +664,18 @@ class FadeFile(io.BufferedIOBase):
         the end); a frames archive decodes only the frame found there, when
         it is read. Returns the new position."""
         self._need_readable()
+        if not isinstance(self._reader, _SeekableReader):
+            raise io.UnsupportedOperation("the underlying file cannot seek")
         if whence == io.SEEK_SET:
             target = offset
         elif whence == io.SEEK_CUR:
             target = self._position + offset
         elif whence == io.SEEK_END:
-            if not isinstance(self._reader, _SeekableReader):
-                self.read()  # to the end: a stream's size is known only there
-                target = self._position + offset
-            else:
-                target = self._reader.size() + offset
+            target = self._reader.size() + offset
         else:
             raise ValueError(f"invalid whence ({whence}, should be 0, 1 or 2)")
         if target < 0:
             raise ValueError(f"negative seek position {target}")
-        if target < self._chunk_offset and not isinstance(self._reader, _SeekableReader):
-            raise io.UnsupportedOperation("cannot seek back in a file that cannot seek")
         self._position = target
         return target
 

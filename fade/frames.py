@@ -420,7 +420,10 @@ def archive_length(file: BinaryIO, start: int = 0) -> int:
     if count != number:
         raise CorruptArchiveError(f"the frame index lists {count} frames; the archive has "
                                   f"{number}")
-    return position + _INDEX.size + count * _ROW.size + _INDEX_END.size + _FOOTER.size
+    length = position + _INDEX.size + count * _ROW.size + _INDEX_END.size + _FOOTER.size
+    if file.seek(0, os.SEEK_END) < start + length:
+        raise CorruptArchiveError("archive is truncated (in the frame index or footer)")
+    return length
 
 
 def read_index(file: BinaryIO, start: int | None = None) -> FramesHeader:

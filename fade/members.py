@@ -4,7 +4,7 @@ Like xz, bzip2 and gzip streams, fade archives may be concatenated (`cat
 a.fade b.fade > ab.fade`, or `fade.open(path, "ab")`): the whole decodes to
 their originals one after another, each archive checked against its own
 checksums. Bytes after the last archive that do not start another one are an
-error ("unexpected data after archive N (at byte X)"), never dropped.
+error ("unexpected bytes after archive N (at byte X)"), never dropped.
 
 Where an archive ends (docs/format.md has every layout):
 
@@ -119,6 +119,20 @@ class Source:
         self.position += len(data)
         return data
 
+    def read_some(self, size: int) -> bytes:
+        """Some bytes, at most `size`, at least one unless at the end: what
+        was put back, else one read of the stream (a pipe gives what it has;
+        a file all it can)."""
+        if self._back:
+            data = bytes(self._back[:size])
+            del self._back[:size]
+            if len(data) < size and getattr(self.file, "ready", lambda: True)():
+                data += self.file.read(size - len(data))
+        else:
+            data = self.file.read(size)
+        self.position += len(data)
+        return data
+
     def unread(self, data: bytes) -> None:
         """Put `data`, the bytes last read, back in front of the stream."""
         self._back[:0] = data
@@ -209,7 +223,7 @@ def _inflate(source: Source, method: str, size: int) -> tuple[bytes, bytes]:
             room = size + 1 - produced
             if method == "deflate":
                 if not pending:
-                    pending = source.read(_READ_CHUNK)
+                    pending = source.read_some(_READ_CHUNK)
                     taken.append(pending)
                     if not pending:
                         raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
@@ -218,7 +232,7 @@ def _inflate(source: Source, method: str, size: int) -> tuple[bytes, bytes]:
             else:
                 chunk = b""
                 if decompressor.needs_input:
-                    chunk = source.read(_READ_CHUNK)
+                    chunk = source.read_some(_READ_CHUNK)
                     taken.append(chunk)
                     if not chunk:
                         raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
@@ -259,9 +273,22 @@ def _read_statistics(source: Source, head: bytes, version: int, size: int, crc: 
     from fade.codec import check_statistics_memory
 
     check_statistics_memory(config, size, memory_limit)
-    stream = source.read(_STATISTICS_BYTES_PER_BYTE * size + _STATISTICS_SLACK)
+    # The stream's end is known only once it is decoded: decoded from what
+    # the source has, and again from its start if that ran out and more
+    # comes (a file gives all it can at once: one decode; a pipe what has
+    # arrived: one decode per piece).
+    limit = _STATISTICS_BYTES_PER_BYTE * size + _STATISTICS_SLACK
+    stream = source.read_some(limit)
     report = None if progress is None else (lambda done: progress(done, size, 0.0))
-    data, used = statistics.decode_prefix(stream, size, config, report)
+    while True:
+        try:
+            data, used = statistics.decode_prefix(stream, size, config, report)
+            break
+        except CorruptArchiveError:
+            more = source.read_some(limit - len(stream)) if len(stream) < limit else b""
+            if not more:
+                raise
+            stream += more
     source.unread(stream[used:])
     archive = head + stream[:used]
     unpack(archive)  # the stream's CRC-32 and the size's domain
@@ -368,6 +395,14 @@ def decode_archive(source: Source, sink: Callable[[bytes], None], *, jobs: int, 
     return len(data)
 
 
+def _count(reader: Source) -> str:
+    """"N " for the bytes left in `reader` where it is in memory (an archive
+    given whole); "" for a stream (not read to its end to count them)."""
+    if isinstance(reader.file, io.BytesIO):
+        return f"{len(reader.file.getbuffer()) - reader.file.tell() + len(reader.pending())} "
+    return ""
+
+
 def _locate(error: FadeError, number: int, offset: int) -> None:
     """Say which archive of several an error is about (the first: no change)."""
     if number > 1:
@@ -389,7 +424,8 @@ def _decode_all(source: BinaryIO, sink: Callable[[bytes], None], jobs: int, ray:
             if not magic:
                 return total
             if magic != MAGIC:
-                raise FormatError(f"unexpected data after archive {number} (at byte {offset})")
+                raise FormatError(f"{_count(reader)}unexpected bytes after archive {number} "
+                                  f"(at byte {offset})")
         number += 1
         if on_archive is not None:
             on_archive(number, offset)
@@ -420,8 +456,8 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
     (memory_limit also bounds the statistics decoded here). `source` is read
     to its end. Errors: each a FadeError; one about the second archive or a
     later one names it ("archive 2 (at byte 1234): ..."), and bytes after the
-    last archive that start no archive are a FormatError, "unexpected data
-    after archive N (at byte X)". The first archive's errors read as
+    last archive that start no archive are a FormatError, "[K ]unexpected
+    bytes after archive N (at byte X)" (K where `source` is a BytesIO). The first archive's errors read as
     `fade.decompress`'s.
 
     >>> out = []
