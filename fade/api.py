@@ -649,12 +649,14 @@ class FadeFile(io.BufferedIOBase):
             return b""
         return self._chunk[self._position - self._chunk_offset:]
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: bytearray | memoryview) -> int:
+        """Read into `buffer`; returns the number of bytes read."""
         data = self.read(memoryview(buffer).nbytes)
         memoryview(buffer).cast("B")[:len(data)] = data
         return len(data)
 
-    def readinto1(self, buffer) -> int:
+    def readinto1(self, buffer: bytearray | memoryview) -> int:
+        """Read into `buffer`, decoding at most one frame or archive."""
         data = self.read1(memoryview(buffer).nbytes)
         memoryview(buffer).cast("B")[:len(data)] = data
         return len(data)
@@ -685,7 +687,7 @@ class FadeFile(io.BufferedIOBase):
         return self._position
 
     # -- writing
-    def write(self, data) -> int:
+    def write(self, data: bytes | bytearray | memoryview) -> int:
         """Compress `data` into the archive; returns its length in bytes."""
         self._check_open()
         if self._compressor is None:
@@ -707,7 +709,7 @@ def open(file: str | bytes | os.PathLike | BinaryIO, mode: str = "rb", *,
 
     >>> with open("poem.fade", "wt", level="fast", encoding="utf-8") as file:
     ...     file.write("Tyger Tyger, burning bright\\n")
-    27
+    28
     >>> open("poem.fade", "rt", encoding="utf-8").readline()
     'Tyger Tyger, burning bright\\n'
     """

@@ -36,15 +36,19 @@ import io
 import lzma
 import struct
 import zlib
-from typing import BinaryIO, Callable
+from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from fade import frames, statistics
 from fade.archive import (COMPACT_FIELDS, FIXED_FIELDS, FIXED_FIELDS_V1, FIXED_FIELDS_V3,
                           FIXED_FIELDS_V5, FIXED_FIELDS_V7, FLOAT_FIELDS, FLOATS, FRAMES, LEARNED,
-                          MAGIC, READABLE_VERSIONS, SEGMENT_FIELDS, STATISTICS, STATISTICS_FIELDS,
-                          STATISTICS_FIELDS_V7, FloatHeader, method_of, unpack)
+                          MAGIC, READABLE_VERSIONS, SEGMENT_FIELDS, STATISTICS,
+                          STATISTICS_BYTES_PER_BIT, STATISTICS_FIELDS, STATISTICS_FIELDS_V7,
+                          FloatHeader, method_of, unpack)
 from fade.config import StatisticsConfig
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError
+
+if TYPE_CHECKING:
+    from fade.codec import StepProfile
 
 Progress = Callable[[int, int, float], None]  # (bytes done, bytes in this archive, bits)
 StreamProgress = Callable[[int, float | None], None]  # (bytes done, bits), as fade.frames
@@ -281,10 +285,16 @@ def _read_statistics(source: Source, head: bytes, version: int, size: int, crc: 
     stream = source.read_some(limit)
     report = None if progress is None else (lambda done: progress(done, size, 0.0))
     while True:
+        # No decode (nor its arrays of `size` bytes) before the bytes there
+        # can hold `size` (docs/format.md, "Field domains").
+        most = (8 * len(stream) + 64) * STATISTICS_BYTES_PER_BIT
         try:
+            if size > most:
+                raise FormatError(f"header field original_size = {size} is outside its domain "
+                                  f"(at most {most} for a payload of {len(stream)} bytes)")
             data, used = statistics.decode_prefix(stream, size, config, report)
             break
-        except CorruptArchiveError:
+        except FadeError:
             more = source.read_some(limit - len(stream)) if len(stream) < limit else b""
             if not more:
                 raise
@@ -474,18 +484,25 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
     return _decode_all(source, sink, jobs, ray, progress_for, check, on_archive, options)
 
 
-def decompress(archive: bytes, *, progress: Progress | None = None, **options) -> bytes:
+def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | None = None,
+               memory_limit: int | None = None, max_threads: int | None = None,
+               progress: Progress | None = None, profile: StepProfile | None = None) -> bytes:
     """Decode an archive, or several one after another (their originals
     concatenated, as `lzma.decompress` does), each verified against its
     checksums; what follows the last archive must be another archive.
 
-    `options` as for the single-archive decoder (device, coder_threads,
-    memory_limit, max_threads, profile); `progress(done, total, bits)` is
-    called for each archive in turn (its own bytes done and total).
+    `device`, `coder_threads`, `memory_limit`, `max_threads` and `profile`
+    as for one archive (fade.codec.decompress);
+    `progress(done, total, bits)` is called for each archive in turn (its
+    own bytes done and total).
 
     >>> decompress(fade.compress(b"spam ") + fade.compress(b"eggs"))
     b'spam eggs'
     """
+    options: dict = dict(device=device, coder_threads=coder_threads, memory_limit=memory_limit,
+                         max_threads=max_threads)
+    if profile is not None:
+        options["profile"] = profile
     parts: list[bytes] = []
     _decode_all(io.BytesIO(archive), parts.append, 1, None, lambda done: progress, None, None,
                 options)
