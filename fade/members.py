@@ -467,8 +467,8 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
     to its end. Errors: each a FadeError; one about the second archive or a
     later one names it ("archive 2 (at byte 1234): ..."), and bytes after the
     last archive that start no archive are a FormatError, "[K ]unexpected
-    bytes after archive N (at byte X)" (K where `source` is a BytesIO). The first archive's errors read as
-    `fade.decompress`'s.
+    bytes after archive N (at byte X)" (K where `source` is a BytesIO). The
+    first archive's errors read as `fade.decompress`'s.
 
     >>> out = []
     >>> decompress_stream(io.BytesIO(fade.compress(b"a") + fade.compress(b"b")), out.append)
