@@ -9,33 +9,30 @@ import sys
 
 import fade
 from fade import frames
-from fade.archive import MAGIC
+from fade.archive import COMPACT_OVERHEAD, LEARNED, MAGIC, method_of
 from fade.codec import (StepProfile, check_archive, decode_device, environment_differences,
                         read_header)
 from fade.config import coder_threads_for
-from fade.errors import CorruptArchiveError, ReplayEnvironmentError
+from fade.errors import FadeError, FormatError, ReplayEnvironmentError
+from fade.members import PREFIX_SIZE, Source, read_archive
 from fade.lazy import torch
 from fade.profile import NATIVE
 
-from .files import (EXIT_INTERRUPTED, EXIT_OK, HEAD_BYTES, REPLAY_VARIABLE, STDIO,
+from .files import (EXIT_INTERRUPTED, EXIT_OK, REPLAY_VARIABLE, STDIO,
                     AlreadySaid, Options, UserError, run_files, say)
 from .report import write_timings
 
 
-class Prefixed:
-    """`source` with `prefix` (already read from it) put back in front."""
-
-    def __init__(self, prefix: bytes, source):
-        self.prefix, self.source = prefix, source
-
-    def read(self, size: int = -1) -> bytes:
-        if not self.prefix:
-            return self.source.read(size)
-        if size < 0:
-            data, self.prefix = self.prefix + self.source.read(), b""
-            return data
-        data, self.prefix = self.prefix[:size], self.prefix[size:]
-        return data
+def _compact_size(head: bytes) -> int | None:
+    """The original size a compact, statistics or floats archive's header
+    holds (the progress bar's total); None for a learned archive, which
+    reports its own."""
+    try:
+        if len(head) < COMPACT_OVERHEAD or method_of(head) == LEARNED:
+            return None
+    except FadeError:
+        return None
+    return int.from_bytes(head[11:19], "little")  # COMPACT_FIELDS: after magic, version, method
 
 
 class Decoder:
@@ -58,55 +55,53 @@ class Decoder:
             return error
 
     def transform(self, source, sink, make_bar, path: str) -> None:
-        """Every archive in `source`, one after another, decoded into `sink`."""
-        name = self.opts.name(path)
-        pending, count, offset = b"", 0, 0
+        """Every archive in `source`, one after another, decoded into `sink`;
+        bytes after the last that start no archive are an error (as xz)."""
+        reader = Source(source)
+        number = 0
         while True:
-            stream = Prefixed(pending, source)
-            prefix = frames.read_exactly(stream, HEAD_BYTES)
-            if not prefix and count:
-                return
-            if count and not prefix.startswith(MAGIC[:len(prefix)]):
-                raise CorruptArchiveError(f"unexpected data after archive {count} (at byte "
-                                          f"{offset}): not an archive")
-            if frames.is_frames(prefix):
-                used = self._frames(Prefixed(prefix, stream), sink, make_bar, path, count)
-                pending = b""
-            else:
-                buffer = prefix + stream.read()
-                used = self._plain(buffer, sink, make_bar, name)
-                pending = buffer[used:]
-            count += 1
-            offset += used
+            offset = reader.position
+            if number:
+                magic = reader.peek(len(MAGIC))
+                if not magic:
+                    return
+                if magic != MAGIC:
+                    raise FormatError(f"unexpected bytes after archive {number} (at byte "
+                                      f"{offset})")
+            number += 1
+            try:
+                self._one(reader, sink, make_bar, path, offset)
+            except FadeError as error:
+                if number > 1:
+                    error.args = (f"archive {number} (at byte {offset}): {error}",)
+                raise
 
-    def _frames(self, source, sink, make_bar, path: str, count: int) -> int:
-        total = None
-        if path != STDIO and count == 0:  # the index first: a damaged one stops before any work
-            with open(path, "rb") as file:
-                total = frames.frames_extent(file).header.original_size
-        bar = make_bar(total)
-        counted = _CountingReader(source)
+    def _one(self, reader: Source, sink, make_bar, path: str, offset: int) -> None:
+        """Decode the archive at the front of `reader`, reading exactly it."""
+        name = self.opts.name(path)
+        prefix = reader.peek(PREFIX_SIZE)
+        if frames.is_frames(prefix):
+            total = None
+            if path != STDIO:  # the index first: a damaged one stops before any work
+                with open(path, "rb") as file:
+                    total = frames.read_index(file, start=offset).original_size
+            bar = make_bar(total)
+            try:
+                frames.decompress_stream(reader, sink, jobs=self.opts.jobs, ray=self.opts.ray,
+                                         progress=lambda done, bits: bar(done, 0, bits),
+                                         check=lambda archive: check_archive(
+                                             archive, self.opts.memory_limit,
+                                             self.max_threads, self.opts.device),
+                                         **self.options)
+            finally:
+                bar.close()
+            return
+        bar = make_bar(_compact_size(prefix + reader.peek(COMPACT_OVERHEAD)[len(prefix):]))
         try:
-            frames.decompress_stream(counted, sink, jobs=self.opts.jobs, ray=self.opts.ray,
-                                     progress=lambda done, bits: bar(done, 0, bits),
-                                     check=lambda archive: check_archive(
-                                         archive, self.opts.memory_limit, self.max_threads,
-                                         self.opts.device),
-                                     **self.options)
+            archive, data = read_archive(reader, self.opts.memory_limit, progress=bar)
         finally:
             bar.close()
-        return counted.size
-
-    def _plain(self, buffer: bytes, sink, make_bar, name: str) -> int:
-        """Decode the archive that starts `buffer`; returns its length."""
-        from fade.members import plain_length
-
-        length, decoded = plain_length(buffer)
-        if decoded is not None:
-            sink(decoded)
-            return length
-        sink(self._decode_whole(buffer[:length], make_bar, name))
-        return length
+        sink(self._decode_whole(archive, make_bar, name) if data is None else data)
 
     def _decode_whole(self, archive: bytes, make_bar, name: str) -> bytes:
         header = self.check(archive)  # a strong floats archive's nested one, or None
@@ -154,7 +149,9 @@ class Decoder:
             raise UserError(name, "--range needs a file (it reads the frame index at the end)")
         start, stop = byte_range
         with open(path, "rb") as file:
-            if frames.is_frames(file.read(HEAD_BYTES)):
+            size = os.fstat(file.fileno()).st_size
+            if frames.is_frames(file.read(PREFIX_SIZE)) and \
+                    frames.archive_length(file) == size:  # one frames archive: its index
                 data, decoded = frames.decompress_range(file, start, stop, **self.options)
                 total = len(frames.read_index(file).frames)
                 if self.opts.verbosity > 1:
@@ -166,18 +163,6 @@ class Decoder:
         with open(path, "rb") as file:
             self.transform(file, parts.append, lambda total: _NoBar(), path)
         sink(b"".join(parts)[start:stop])
-
-
-class _CountingReader:
-    """A source that counts the bytes read from it."""
-
-    def __init__(self, source):
-        self.source, self.size = source, 0
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.source.read(size)
-        self.size += len(data)
-        return data
 
 
 class _NoBar:

@@ -3,6 +3,8 @@ the per-step timings of --profile."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sys
 
@@ -10,8 +12,14 @@ import click
 
 import fade
 from fade import frames
-from fade.archive import CompactHeader, FloatHeader, Header, StatisticsHeader
+from fade.archive import MAGIC, FloatHeader, Header, StatisticsHeader, unpack
+from fade.errors import FadeError, FormatError
+from fade.members import PREFIX_SIZE, Source, read_archive
 from fade.config import LEVELS
+
+# Up to this many bytes at the end of a file are read whole to check
+# whether they are one archive (the usual case: no decoding to list it).
+LAST_MEMBER_READ = 256 << 20
 
 from .files import EXIT_ERROR, EXIT_OK, STDIO, Options, UserError, os_reason, say
 
@@ -42,23 +50,55 @@ def level_of(header) -> str:
 
 
 def _members(path: str) -> list[tuple[object, int]]:
-    """(header, archive size) of each archive in the file at `path`, one after
-    another, without decoding any (but a statistics archive that is not the
-    last: only decoding finds its end)."""
-    from fade.members import list_members
-
+    """(header, archive size) of each archive in the file at `path` ('-':
+    stdin), one after another (`members`)."""
     try:
         if path == STDIO:
             if sys.stdin.isatty():
                 raise UserError("stdin", "is a terminal; refusing to read compressed data")
-            import io
-            return list_members(io.BytesIO(sys.stdin.buffer.read()))
+            return members(io.BytesIO(sys.stdin.buffer.read()))
         if os.path.isdir(path):
             raise UserError(path, "is a directory")
         with open(path, "rb") as file:
-            return list_members(file)
+            return members(file)
     except OSError as error:
         raise UserError(path, os_reason(error)) from None
+
+
+def members(file) -> list[tuple[object, int]]:
+    """(header, size) of each archive in a seekable `file`, without decoding
+    them where their headers say where they end. A statistics archive does
+    not: the last one is recognised by its checksum over the rest of the
+    file; one followed by another archive is decoded to find its end."""
+    end = file.seek(0, os.SEEK_END)
+    found: list[tuple[object, int]] = []
+    offset = 0
+    while offset < end or not found:
+        file.seek(offset)
+        prefix = file.read(PREFIX_SIZE)
+        if found and not prefix.startswith(MAGIC):
+            raise FormatError(f"unexpected bytes after archive {len(found)} (at byte {offset})")
+        if frames.is_frames(prefix):
+            size = frames.archive_length(file, offset)
+            header = frames.read_index(file, start=offset)
+        else:
+            file.seek(offset)
+            header, size = _plain_member(file, end - offset)
+        found.append((header, size))
+        offset += size
+    return found
+
+
+def _plain_member(file, left: int) -> tuple[object, int]:
+    """The header and size of the archive (not frames) at `file`'s position."""
+    start = file.tell()
+    if left <= LAST_MEMBER_READ:
+        rest = file.read()
+        with contextlib.suppress(FadeError):
+            return unpack(rest)[0], len(rest)  # the last archive: its checksums hold
+        file.seek(start)
+    archive, _ = read_archive(Source(file))
+    return unpack(archive)[0], len(archive)
 
 
 def list_files(files: tuple[str, ...], verbosity: int) -> int:
