@@ -12,7 +12,8 @@ import click
 
 import fade
 from fade import frames
-from fade.archive import MAGIC, FloatHeader, Header, StatisticsHeader, unpack
+from fade.archive import (MAGIC, STATISTICS, FloatHeader, Header, StatisticsHeader,
+                          method_of, unpack)
 from fade.errors import FadeError, FormatError
 from fade.members import PREFIX_SIZE, Source, read_archive
 from fade.config import LEVELS
@@ -67,9 +68,10 @@ def _members(path: str) -> list[tuple[object, int]]:
 
 def members(file) -> list[tuple[object, int]]:
     """(header, size) of each archive in a seekable `file`, without decoding
-    them where their headers say where they end. A statistics archive does
-    not: the last one is recognised by its checksum over the rest of the
-    file; one followed by another archive is decoded to find its end."""
+    them where their headers say where they end. A statistics archive's does
+    not: the last one is recognised by its stream's checksum over the rest
+    of the file; one followed by another archive is decoded to find its end
+    (and deflate, bzip2 and xz streams are decoded to find theirs)."""
     end = file.seek(0, os.SEEK_END)
     found: list[tuple[object, int]] = []
     offset = 0
@@ -92,11 +94,12 @@ def members(file) -> list[tuple[object, int]]:
 def _plain_member(file, left: int) -> tuple[object, int]:
     """The header and size of the archive (not frames) at `file`'s position."""
     start = file.tell()
-    if left <= LAST_MEMBER_READ:
-        rest = file.read()
-        with contextlib.suppress(FadeError):
-            return unpack(rest)[0], len(rest)  # the last archive: its checksums hold
+    if left <= LAST_MEMBER_READ and method_of(file.read(PREFIX_SIZE)) == STATISTICS:
         file.seek(start)
+        rest = file.read()
+        with contextlib.suppress(FadeError):  # its stream's CRC-32 holds: the last archive
+            return unpack(rest)[0], len(rest)
+    file.seek(start)
     archive, _ = read_archive(Source(file))
     return unpack(archive)[0], len(archive)
 
