@@ -329,8 +329,11 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
     error there comes after the frames before it were written). `check(archive)`
     runs on each frame's archive before it is decoded; `jobs` and `ray` as
     for `compress_stream`; `options` go to
-    `fade.decompress`. Returns the original's size. Any other archive (what
-    `compress_stream` writes for at most one frame) is decoded whole."""
+    `fade.decompress`. Returns the original's size. A frames archive is
+    read exactly: `source` is left just after its footer, where another
+    archive may follow (fade.members reads such concatenations). Any other
+    archive (what `compress_stream` writes for at most one frame) is decoded
+    whole, with whatever follows it in `source` (`fade.decompress`)."""
     import fade
 
     head = read_exactly(source, _HEAD.size)
@@ -380,28 +383,67 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
     count = _INDEX.unpack(INDEX_TAG + body)[1] if len(body) == _INDEX.size - 1 else 0
     rest = read_exactly(source, min(count, len(frames) + 1) * _ROW.size + _INDEX_END.size)
     _check_index(INDEX_TAG + body + rest, frames, archive_id, digest.digest())
-    footer = read_exactly(source, _FOOTER.size + 1)
+    # Exactly the footer: what follows it (another archive) stays in `source`.
+    footer = read_exactly(source, _FOOTER.size)
     if len(footer) != _FOOTER.size or footer[8:] != END_MAGIC or \
             _FOOTER.unpack(footer)[0] != 1 + len(body) + len(rest):
-        raise CorruptArchiveError("the archive's footer is damaged, missing or followed by "
-                                  "other data")
+        raise CorruptArchiveError("the archive's footer is damaged or missing")
     return state["offset"]
 
 
-def read_index(file: BinaryIO) -> FramesHeader:
-    """The frames of a frames archive in a seekable `file`, from its index,
-    without reading the frames themselves."""
-    file.seek(0)
+def archive_length(file: BinaryIO, start: int = 0) -> int:
+    """The size of the frames archive that begins at `start` in a seekable
+    `file`, found by walking its records from its head to its index (each
+    record checked, no frame read), so the file may hold more after it."""
+    file.seek(start)
     frame_size, archive_id = _unpack_head(read_exactly(file, _HEAD.size))
-    end = file.seek(0, os.SEEK_END)
+    position, offset, number = _HEAD.size, 0, 0
+    while True:
+        tag = read_exactly(file, 1)
+        if tag == INDEX_TAG:
+            break
+        if tag != FRAME_TAG:
+            raise CorruptArchiveError("archive is truncated (no frame index)" if not tag
+                                      else f"a frame record or index was expected at "
+                                           f"byte {position}")
+        expected = Frame(number, offset, 0, position + _RECORD.size, 0, "")
+        record = _check_record(tag + read_exactly(file, _RECORD.size - 1), expected,
+                               frame_size, archive_id)
+        position += _RECORD.size + record.archive_size
+        offset += record.original_size
+        number += 1
+        file.seek(start + position)
+    body = read_exactly(file, _INDEX.size - 1)
+    if len(body) != _INDEX.size - 1:
+        raise CorruptArchiveError("archive is truncated (in the frame index)")
+    count = _INDEX.unpack(INDEX_TAG + body)[1]
+    if count != number:
+        raise CorruptArchiveError(f"the frame index lists {count} frames; the archive has "
+                                  f"{number}")
+    length = position + _INDEX.size + count * _ROW.size + _INDEX_END.size + _FOOTER.size
+    if file.seek(0, os.SEEK_END) < start + length:
+        raise CorruptArchiveError("archive is truncated (in the frame index or footer)")
+    return length
+
+
+def read_index(file: BinaryIO, start: int | None = None) -> FramesHeader:
+    """The frames of a frames archive in a seekable `file`, from its index,
+    without reading the frames themselves. By default the archive fills the
+    file; with `start`, it begins there and its end is found by
+    `archive_length` (the file may hold other archives before and after it).
+    Offsets in the result are from the archive's start."""
+    base = 0 if start is None else start
+    file.seek(base)
+    frame_size, archive_id = _unpack_head(read_exactly(file, _HEAD.size))
+    end = file.seek(0, os.SEEK_END) if start is None else archive_length(file, start)
     if end < _HEAD.size + _FOOTER.size:
         raise CorruptArchiveError("archive is truncated (no frame index)")
-    file.seek(end - _FOOTER.size)
+    file.seek(base + end - _FOOTER.size)
     index_size, end_magic = _FOOTER.unpack(read_exactly(file, _FOOTER.size))
     if end_magic != END_MAGIC or not _INDEX.size + _INDEX_END.size <= index_size <= \
             end - _HEAD.size - _FOOTER.size:
         raise CorruptArchiveError("archive is truncated or damaged (no frame index at its end)")
-    file.seek(end - _FOOTER.size - index_size)
+    file.seek(base + end - _FOOTER.size - index_size)
     index = read_exactly(file, index_size)
     if index[:1] != INDEX_TAG:
         raise CorruptArchiveError("archive is damaged (no frame index where its footer says)")
@@ -426,21 +468,26 @@ def read_index(file: BinaryIO) -> FramesHeader:
     return FramesHeader(frame_size, archive_id, tuple(frames), total, digest)
 
 
-def decompress_range(file: BinaryIO, start: int, stop: int | None,
+def decompress_range(file: BinaryIO, start: int, stop: int | None, *,
+                     archive_start: int | None = None, header: FramesHeader | None = None,
                      **options) -> tuple[bytes, list[int]]:
     """Bytes [start, stop) of the original of a frames archive in `file`,
     decoding only the frames that hold them (each checked and verified);
-    returns them and the numbers of the frames decoded."""
+    returns them and the numbers of the frames decoded. `archive_start` as
+    `read_index`'s `start`; `header`: that archive's `read_index`, if the
+    caller has it (then the index is not read again)."""
     import fade
 
-    header = read_index(file)
+    if header is None:
+        header = read_index(file, archive_start)
+    base = archive_start or 0
     stop = header.original_size if stop is None else min(stop, header.original_size)
     pieces, decoded = [], []
     for frame in header.frames:
         end = frame.original_offset + frame.original_size
         if end <= start or frame.original_offset >= stop:
             continue
-        file.seek(frame.archive_offset - _RECORD.size)
+        file.seek(base + frame.archive_offset - _RECORD.size)
         record = _check_record(read_exactly(file, _RECORD.size), frame, header.frame_size,
                                header.archive_id)
         archive = read_exactly(file, record.archive_size)

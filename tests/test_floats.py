@@ -345,17 +345,17 @@ def test_cli_damaged_float_archives_fail_in_one_line(tmp_path, checkpoint, cut):
 
 
 def test_cli_suggests_fast_mode_for_large_tensor_files(tmp_path, monkeypatch, capsys):
-    from fade.cli import main as cli
+    from fade.cli import encode, main as cli
 
     buffer = io.BytesIO()
     np.save(buffer, np.linspace(-1, 1, 400, dtype=np.float32))
     source = tmp_path / "w.npy"
     source.write_bytes(buffer.getvalue())
-    monkeypatch.setattr(cli, "LARGE_FLOAT_FILE", 1000)  # instead of 16 MiB
+    monkeypatch.setattr(encode, "LARGE_FLOAT_FILE", 1000)  # instead of 16 MiB
     assert cli.main(["compress", "--preset", "tiny", "--batch-size", "16", str(source)]) == 0
     assert "--floats fast at hundreds of MB/s" in capsys.readouterr().err
     assert unpack((tmp_path / "w.npy.fade").read_bytes())[0].method != "floats"
-    monkeypatch.setattr(cli, "LARGE_FLOAT_FILE", 10 ** 6)
+    monkeypatch.setattr(encode, "LARGE_FLOAT_FILE", 10 ** 6)
     assert cli.main(["compress", "-f", "--preset", "tiny", "--batch-size", "16", str(source)]) == 0
     assert "--floats" not in capsys.readouterr().err
 

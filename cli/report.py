@@ -1,0 +1,202 @@
+"""What the command line prints about archives: `fade -l`, `fade info`, and
+the per-step timings of --profile."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+
+import click
+
+import fade
+from fade import frames
+from fade.archive import (MAGIC, STATISTICS, FloatHeader, Header, StatisticsHeader,
+                          method_of, unpack)
+from fade.errors import FadeError, FormatError
+from fade.members import PREFIX_SIZE, Source, read_archive
+from fade.config import LEVELS
+
+# Up to this many bytes at the end of a file are read whole to check
+# whether they are one archive (the usual case: no decoding to list it).
+LAST_MEMBER_READ = 256 << 20
+
+from .files import EXIT_ERROR, EXIT_OK, STDIO, Options, UserError, os_reason, say
+
+
+def level_of(header) -> str:
+    """The level or method an archive's header says it was made with: a
+    level's name where the header matches what that level writes."""
+    if isinstance(header, StatisticsHeader):
+        for name, level in LEVELS.items():
+            if level.statistics is not None and level.statistics.model == \
+                    header.statistics.model and (level.preset is None or name != "fast"):
+                return f"{name}/statistics"
+        return f"statistics model {header.statistics.model}"
+    if isinstance(header, Header):
+        if header.statistics is None:
+            return f"network/{header.preset or 'custom'}"
+        for name, level in LEVELS.items():
+            if level.preset == header.preset and level.statistics is not None and \
+                    level.statistics.model == header.statistics.model:
+                return f"{name}/hybrid"
+        return f"hybrid/{header.preset or 'custom'}"
+    if isinstance(header, FloatHeader):
+        return f"floats/{header.mode}"
+    if isinstance(header, frames.FramesHeader):
+        methods = sorted({frame.method for frame in header.frames})
+        return "frames/" + "+".join(methods)
+    return header.method  # a compact archive: stored, deflate, bzip2, xz
+
+
+def _members(path: str) -> list[tuple[object, int]]:
+    """(header, archive size) of each archive in the file at `path` ('-':
+    stdin), one after another (`members`)."""
+    try:
+        if path == STDIO:
+            if sys.stdin.isatty():
+                raise UserError("stdin", "is a terminal; refusing to read compressed data")
+            return members(io.BytesIO(sys.stdin.buffer.read()))
+        if os.path.isdir(path):
+            raise UserError(path, "is a directory")
+        with open(path, "rb") as file:
+            return members(file)
+    except OSError as error:
+        raise UserError(path, os_reason(error)) from None
+
+
+def members(file) -> list[tuple[object, int]]:
+    """(header, size) of each archive in a seekable `file`, without decoding
+    them where their headers say where they end. A statistics archive's does
+    not: the last one is recognised by its stream's checksum over the rest
+    of the file; one followed by another archive is decoded to find its end
+    (and deflate, bzip2 and xz streams are decoded to find theirs)."""
+    end = file.seek(0, os.SEEK_END)
+    found: list[tuple[object, int]] = []
+    offset = 0
+    while offset < end or not found:
+        file.seek(offset)
+        prefix = file.read(PREFIX_SIZE)
+        if found and not prefix.startswith(MAGIC):
+            raise FormatError(f"unexpected bytes after archive {len(found)} (at byte {offset})")
+        if frames.is_frames(prefix):
+            size = frames.archive_length(file, offset)
+            header = frames.read_index(file, start=offset)
+        else:
+            file.seek(offset)
+            header, size = _plain_member(file, end - offset)
+        found.append((header, size))
+        offset += size
+    return found
+
+
+def _plain_member(file, left: int) -> tuple[object, int]:
+    """The header and size of the archive (not frames) at `file`'s position."""
+    start = file.tell()
+    if left <= LAST_MEMBER_READ and method_of(file.read(PREFIX_SIZE)) == STATISTICS:
+        file.seek(start)
+        rest = file.read()
+        with contextlib.suppress(FadeError):  # its stream's CRC-32 holds: the last archive
+            return unpack(rest)[0], len(rest)
+    file.seek(start)
+    archive, _ = read_archive(Source(file))
+    return unpack(archive)[0], len(archive)
+
+
+def list_files(files: tuple[str, ...], verbosity: int) -> int:
+    """`fade -l`: a row per archive (one per member of a concatenation) and,
+    for more than one, a total row, like `xz -l` and `zstd -l`."""
+    status = EXIT_OK
+    rows = []
+    for path in files or (STDIO,):
+        name = "stdin" if path == STDIO else path
+        try:
+            members = _members(path)
+        except UserError as error:
+            say(str(error))
+            status = EXIT_ERROR
+            continue
+        except fade.FadeError as error:
+            say(f"{name}: {error}")
+            status = EXIT_ERROR
+            continue
+        for number, (header, size) in enumerate(members):
+            label = name if len(members) == 1 else f"{name} [{number + 1}/{len(members)}]"
+            count = len(header.frames) if isinstance(header, frames.FramesHeader) else 1
+            rows.append((size, header.original_size, level_of(header), count, label))
+    if rows:
+        click.echo(f"{'compressed':>12} {'uncompressed':>13} {'ratio':>7} {'bits/B':>7} "
+                   f"{'level/method':<22} {'frames':>6}  name")
+        for row in rows:
+            click.echo(_row(*row))
+        if len(rows) > 1:
+            click.echo(_row(sum(r[0] for r in rows), sum(r[1] for r in rows), "", 
+                            sum(r[3] for r in rows), f"({len(rows)} archives)"))
+    return status
+
+
+def _row(size: int, original: int, method: str, count: int, name: str) -> str:
+    ratio = f"{original / size:.3f}" if size else "-"
+    bits = f"{8 * size / original:.3f}" if original else "-"
+    return f"{size:>12,} {original:>13,} {ratio:>7} {bits:>7} {method:<22} {count:>6}  {name}"
+
+
+def info_files(files: tuple[str, ...]) -> int:
+    """`fade info`: every header field of each archive (a frames archive's
+    index and its frames)."""
+    status = EXIT_OK
+    for path in files:
+        name = "stdin" if path == STDIO else path
+        try:
+            members = _members(path)
+        except UserError as error:
+            say(str(error))
+            status = EXIT_ERROR
+            continue
+        except fade.FadeError as error:
+            say(f"{name}: {error}")
+            status = EXIT_ERROR
+            continue
+        for number, (header, size) in enumerate(members):
+            click.echo(f"{name}:" if len(members) == 1 else
+                       f"{name} [archive {number + 1} of {len(members)}]:")
+            click.echo(f"  archive_size: {size}")
+            for key, value in header.fields().items():
+                click.echo(f"  {key}: {value}")
+            if header.original_size:
+                click.echo(f"  ratio: {header.original_size / size:.3f}")
+                click.echo(f"  bits_per_byte: {8 * size / header.original_size:.3f}")
+            for frame in getattr(header, "frames", ()):
+                click.echo(f"  frame {frame.number}: original {frame.original_offset}+"
+                           f"{frame.original_size}, archive {frame.archive_offset}+"
+                           f"{frame.archive_size}, {frame.method}")
+    return status
+
+
+def write_timings(timings, name: str, opts: Options) -> None:
+    """--profile: the per-step table (tab-separated, milliseconds) and a summary line."""
+    rows = timings.rows
+    if not rows:
+        if opts.verbosity > 0:
+            say(f"{name}: profile: no model steps (compact archive)")
+        return
+    lines = ["step\twall_ms\tdevice_ms\twait_ms\tcoder_ms"]
+    lines += [f"{r['step']}\t{1000 * r['wall']:.3f}\t{1000 * r['device']:.3f}\t"
+              f"{1000 * r['wait']:.3f}\t{1000 * r['coder']:.3f}" for r in rows]
+    table = "\n".join(lines) + "\n"
+    if opts.timings == STDIO:
+        click.echo(table, err=True, nl=False)
+    else:
+        try:
+            with open(opts.timings, "w") as file:
+                file.write(table)
+        except OSError as error:
+            raise UserError(opts.timings, os_reason(error)) from None
+    if opts.verbosity > 0:
+        total = {key: sum(r[key] for r in rows) for key in ("wall", "device", "wait", "coder")}
+        wall = max(total["wall"], 1e-9)
+        say(f"{name}: profile: {len(rows)} steps in {total['wall']:.2f} s; device "
+            f"{total['device']:.2f} s ({100 * total['device'] / wall:.1f}%), waiting for "
+            f"coders {total['wait']:.2f} s ({100 * total['wait'] / wall:.1f}%), coders "
+            f"{total['coder']:.2f} s")
