@@ -91,10 +91,18 @@ def members(file) -> list[tuple[object, int]]:
     return found
 
 
+def _method(prefix: bytes) -> str | None:
+    try:
+        return method_of(prefix)
+    except FadeError:  # read_archive says what is wrong
+        return None
+
+
 def _plain_member(file, left: int) -> tuple[object, int]:
     """The header and size of the archive (not frames) at `file`'s position."""
     start = file.tell()
-    if left <= LAST_MEMBER_READ and method_of(file.read(PREFIX_SIZE)) == STATISTICS:
+    prefix = file.read(PREFIX_SIZE)
+    if left <= LAST_MEMBER_READ and prefix.startswith(MAGIC) and _method(prefix) == STATISTICS:
         file.seek(start)
         rest = file.read()
         with contextlib.suppress(FadeError):  # its stream's CRC-32 holds: the last archive

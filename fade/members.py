@@ -283,7 +283,7 @@ def _read_statistics(source: Source, head: bytes, version: int, size: int, crc: 
     # arrived: one decode per piece).
     limit = _STATISTICS_BYTES_PER_BYTE * size + _STATISTICS_SLACK
     stream = source.read_some(limit)
-    report = None if progress is None else (lambda done: progress(done, size, 0.0))
+    report = None if progress is None else (lambda done, bits: progress(done, size, bits))
     while True:
         # No decode (nor its arrays of `size` bytes) before the bytes there
         # can hold `size` (docs/format.md, "Field domains").
