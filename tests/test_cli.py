@@ -400,3 +400,15 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     piped = run_fade("compress", "-f", "--preset", "tiny", "--batch-size", "16", "t",
                      cwd=tmp_path)
     assert b"compressing" not in piped.stderr and b"t: 12000 ->" in piped.stderr
+
+
+def test_progress_bar_shows_bits_per_byte_at_level_fast(tmp_path):
+    """The statistics report the bits put out so far, so the bar's bits per
+    byte is real at level fast too, both ways (it read 0.000 before)."""
+    (tmp_path / "t").write_bytes(corpus_file("lcet10.txt").read_bytes()[:200_000])
+    for args, action in ((["--level", "fast", "t"], "compressing t:"),
+                         (["-d", "-f", "t.fade"], "decompressing t.fade:")):
+        shown = _stderr_on_a_terminal(args, tmp_path)
+        rates = [float(line.split(" bits/B")[0].rsplit(" ", 1)[-1].strip(",["))
+                 for line in shown.splitlines() if line.startswith(action) and "bits/B" in line]
+        assert rates and all(1.0 < rate < 3.5 for rate in rates), shown
