@@ -24,15 +24,16 @@ import click
 import fade  # first: it sets what torch reads when it loads (fade.environment)
 from fade.lazy import torch  # noqa: E402
 from fade import floats, frames
-from fade.archive import method_of
-from fade.codec import (DEVICES, METHOD_CHOICES, StepProfile, check_archive, choose_profile,
-                        decode_device, device_name, environment_differences, read_header,
-                        resolve_device)
+from fade.device import DEVICES, decode_device, environment_differences, resolve_device
+from fade.format.archive import method_of
+from fade.frames import check_archive, read_header
+from fade.lockstep import StepTimings as StepProfile
+from fade.single import METHOD_CHOICES, Plan
 from fade.errors import ReplayEnvironmentError
 from fade.profile import NATIVE, machine_lacks_portable
 from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,
-                         MAX_CODER_THREADS, MAX_GROUPS, MAX_THREADS, LEVELS, PRESETS, batch_size_for, coder_threads_for,
-                         default_threads, format_bytes, groups_for)
+                         MAX_CODER_THREADS, MAX_GROUPS, MAX_THREADS, LEVELS, PRESETS,
+                         coder_threads_for, format_bytes)
 
 MAX_JOBS = 1024
 
@@ -492,7 +493,6 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
              method, dtype, float_mode, float_codec, groups, native, frame_size):
     """Compress FILES (each to FILE.fade; '-' or none: stdin)."""
     runs_network = level is None or LEVELS[level].preset is not None
-    network_preset = preset or (LEVELS[level].preset if level else None) or DEFAULT_PRESET
     opts = _options(output, to_stdout, force, keep, quiet, verbose, device, coder_threads,
                     profile, jobs, ray_address, memory_limit)
     try:
@@ -527,23 +527,10 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
                     f"{opts.jobs} at a time"
                 _say(f"{name}: frames of {format_bytes(frame_size)}, {where}, one thread each; "
                      "settings of the first:")
-            if opts.verbosity > 1 and not runs_network:
-                tables = format_bytes(LEVELS[level].statistics.memory_bytes(len(data)))
-                _say(f"{name}: compressing with the statistics alone (level {level}), "
-                     f"{tables} of tables")
-            elif opts.verbosity > 1:
-                torch_device = resolve_device(device)
-                batch = batch_size_for(len(data), batch_size, network_preset, torch_device.type)
-                group_count = groups_for(batch, groups, torch_device.type)
-                workers = coder_threads_for(group_count, coder_threads, torch_device.type,
-                                            os.cpu_count())
-                numerics = choose_profile(torch_device, native)
-                model_threads = threads or (frames.FRAME_THREADS if framed else default_threads(
-                    PRESETS[network_preset], batch, torch.get_num_threads()))
-                _say(f"{name}: compressing on {torch_device.type} "
-                     f"({device_name(torch_device)}), profile {numerics}, preset "
-                     f"{network_preset}, batch {batch}, {group_count} groups, {model_threads} "
-                     f"threads, {workers} coder threads")
+
+        def show_plan(plan: Plan) -> None:
+            """What compress will run on the first frame, as the library planned it."""
+            _say(f"{name}: {plan}")
 
         bar = make_bar(None if path == STDIO else os.path.getsize(path))
         timings = StepProfile(resolve_device(device)) if opts.profile else None
@@ -551,7 +538,9 @@ def compress(files, output, to_stdout, force, keep, quiet, verbose, device, code
             frames.compress_stream(source, sink, frame_size=frame_size, jobs=opts.jobs,
                                    ray=opts.ray,
                                    progress=lambda done, bits: bar(done, 0, bits),
-                                   announce=announce, preset_name=preset,
+                                   announce=announce,
+                                   show_plan=show_plan if opts.verbosity > 1 else None,
+                                   preset_name=preset,
                                    batch_size=batch_size, device=device, threads=threads,
                                    method=method, dtype=dtype, float_mode=float_mode,
                                    float_codec=float_codec, groups=groups,

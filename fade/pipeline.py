@@ -3,7 +3,7 @@
 The model's probabilities for step t go into one half (a *slot*) of a pair of
 host buffers, t % 2; coder workers read them there, without copying, while
 the model goes on with step t + 1 in the other slot. A worker owns the range
-coders of some groups (fade.codec: the batch's sub-streams cut into G
+coders of some groups (fade.lockstep: the batch's sub-streams cut into G
 contiguous groups, each with its own coder and payload) and answers every
 (step, group) it is handed with a message saying it is done.
 
@@ -13,7 +13,7 @@ contiguous groups, each with its own coder and payload) and answers every
 - Decompression cannot run ahead (step t + 1 needs step t's bytes), but the
   groups overlap: while a worker decodes group g of step t, the device
   computes the forwards of the later groups and the backwards of the earlier
-  ones (fade.codec._run). Decoded bytes come back in a second pair of slots.
+  ones (fade.lockstep.run). Decoded bytes come back in a second pair of slots.
 
 Workers are threads or processes. constriction holds the GIL while it codes
 (FACTS.md: two Python threads coding take as long as one), so one coder

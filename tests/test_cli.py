@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from fade.archive import VERSION
+from fade.format.headers import VERSION
 
 from conftest import CORPUS, corpus_file, fade_command, fade_env, one_error_line, run_fade
 
@@ -130,7 +130,7 @@ def test_summary_and_options(tmp_path):
 
 
 def test_info_shows_every_header_field(tmp_path):
-    from fade.archive import FIXED_FIELDS, STRING_FIELDS
+    from fade.format.headers import FIXED_FIELDS, STRING_FIELDS
 
     (tmp_path / "a").write_bytes(b"abracadabra" * 20)
     assert run_fade("compress", *LEARNED, "--threads", "1", "a", cwd=tmp_path).returncode == 0
@@ -232,7 +232,7 @@ def test_checksum_mismatch_removes_output(tmp_path, archive_bytes):
     # or earlier, the payload overrun (more information decoded than it holds).
     import dataclasses
 
-    from fade import archive
+    from fade.format import archive
 
     header, payload = archive.unpack(archive_bytes)
     (tmp_path / "s.fade").write_bytes(archive.pack(dataclasses.replace(header, seed=5), payload))
@@ -247,7 +247,7 @@ def test_warns_before_decoding_on_a_different_machine(tmp_path, archive_bytes):
     # comes before decoding, and the decode itself is still verified.
     import dataclasses
 
-    from fade import archive
+    from fade.format import archive
 
     (tmp_path / "m").write_bytes(corpus_file("edge/monkey").read_bytes()[:400])
     assert run_fade("compress", *LEARNED, "--native", "--batch-size", "4", "m",

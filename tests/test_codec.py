@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import fade
-from fade import archive
-from fade.codec import Layout
+from fade.format import archive
+from fade.lockstep import Layout
 
 from conftest import corpus_file
 
