@@ -6,11 +6,11 @@ size frame by frame (fade.frames).
 It never imports click or tqdm; progress is reported through a callback.
 """
 
-__version__ = "0.10.0"
-
-from fade import environment  # noqa: E402  (first: before anything imports torch)
+from fade import environment  # first: before anything imports torch
 
 environment.apply()
+
+from fade.version import __version__  # noqa: E402
 
 from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
@@ -19,6 +19,7 @@ from fade.frames import compress_stream, decompress, decompress_stream, read_hea
 from fade.single import compress  # noqa: E402
 
 __all__ = [
+    "__version__",
     "ChecksumMismatchError", "CompactHeader", "CorruptArchiveError", "FadeError", "FormatError",
     "Header", "ModelConfig", "PRESETS", "compress", "compress_stream", "decompress",
     "decompress_stream", "default_batch_size", "read_header",

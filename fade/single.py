@@ -20,7 +20,7 @@ import os
 import zlib
 from dataclasses import dataclass
 
-from fade import __version__, floats, floor, race, statistics
+from fade import floats, floor, lockstep, race, statistics
 from fade import profile as profiles
 from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, ModelConfig,
                          StatisticsConfig, batch_size_for, check_memory, check_threads,
@@ -34,7 +34,7 @@ from fade.format.headers import (FLOATS, LEARNED, METHODS, STATISTICS, AnyHeader
                                  FloatHeader, Header, StatisticsHeader, sha256)
 from fade.lazy import torch
 from fade.lockstep import Layout, Progress, StepTimings, Stopped
-from fade import lockstep
+from fade.version import __version__
 
 # "auto": the learned model, unless the size floor (fade.floor) says it cannot win
 # or its archive comes out larger than the stored data.
