@@ -34,6 +34,7 @@ from fade.format.container import (FRAME_TAG, HEAD, INDEX, INDEX_END, INDEX_TAG,
                                    check_index, check_record, is_frames, max_archive_size,
                                    pack_head, pack_index, pack_record, read_index, unpack_head)
 from fade.format.headers import FRAMES, MAGIC, AnyHeader, Header
+from fade.lockstep import Progress, StepTimings
 from fade.pool import FramePool
 from fade.single import Plan
 
@@ -220,11 +221,9 @@ def decompress_range(file: BinaryIO, start: int, stop: int | None,
     return b"".join(pieces), decoded
 
 
-
 def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | None = None,
                memory_limit: int | None = None, max_threads: int | None = None,
-               progress: Callable[[int, int, float], None] | None = None,
-               profile=None) -> bytes:
+               progress: Progress | None = None, profile: StepTimings | None = None) -> bytes:
     """Decode any archive made by `compress` or `compress_stream`, verified
     against its checksums; a frames archive frame by frame
     (`decompress_stream`), any other as `fade.single.decompress` does."""

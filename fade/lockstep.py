@@ -30,7 +30,8 @@ from typing import Callable, Container, Iterator, Protocol
 
 import numpy as np
 
-from fade.config import ModelConfig, StatisticsConfig, coder_threads_for, group_rows, split_sizes
+from fade.codings import Hybrid, NetworkAlone
+from fade.config import ModelConfig, coder_threads_for, group_rows, split_sizes
 from fade.device import deterministic
 from fade.lazy import torch
 from fade.network import Predictor
@@ -83,7 +84,6 @@ class Layout:
         return [max(0, min(stop, active) - start) for start, stop in self.group_rows]
 
 
-
 class Referee(Protocol):
     """Judges an encoding at some steps (fade.race.Race): `lost(step, bits)`
     with the bits of every step before `step`, coded."""
@@ -95,7 +95,6 @@ class Referee(Protocol):
 
 class Stopped(Exception):
     """The encoding stopped at a checkpoint where its Referee said it had lost."""
-
 
 
 class StepTimings:
@@ -211,13 +210,12 @@ def run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device, pool:
         timings.finish(waits, pool.counters.coder_seconds)
 
 
-
 def encode(data: bytes, layout: Layout, cfg: ModelConfig, seed: int, device: torch.device,
-           threads: int, portable: bool, statistics: StatisticsConfig | None,
+           threads: int, portable: bool, way: NetworkAlone | Hybrid,
            coder_threads: int | None, progress: Progress | None = None,
            timings: StepTimings | None = None, referee: Referee | None = None) -> list[bytes]:
     """Each group's payload: `data` (at least one byte) coded in `layout`
-    by the network `cfg` (with `statistics`: the hybrid) on `device`, with
+    by the network `cfg` on `device`, the way `way` says (fade.codings), with
     `threads` intra-op threads and `coder_threads` coder workers."""
     symbols = np.frombuffer(data, dtype=np.uint8)
     starts = layout.starts
@@ -234,8 +232,7 @@ def encode(data: bytes, layout: Layout, cfg: ModelConfig, seed: int, device: tor
             rows = starts[start:start + count] + step
             return torch.from_numpy(symbols[rows].astype(np.int64))
 
-    coding = Coding("encode", starts, layout.group_rows, data=symbols, statistics=statistics,
-                    lengths=layout.lengths)
+    coding = Coding("encode", starts, layout.group_rows, layout.lengths, way, data=symbols)
     workers = coder_threads_for(layout.groups, coder_threads, device.type, os.cpu_count())
     with deterministic(threads), CoderPool(coding, workers, device) as pool:
         run(layout, cfg, seed, device, pool, targets_of, progress, timings, portable, referee)
@@ -244,14 +241,14 @@ def encode(data: bytes, layout: Layout, cfg: ModelConfig, seed: int, device: tor
 
 def decode(payloads: list[bytes], layout: Layout, cfg: ModelConfig, seed: int,
            device: torch.device, threads: int, portable: bool,
-           statistics: StatisticsConfig | None, coder_threads: int | None,
+           way: NetworkAlone | Hybrid, coder_threads: int | None,
            progress: Progress | None = None, timings: StepTimings | None = None) -> bytes:
     """The `layout.length` bytes (at least one) that `payloads` code, as
     `encode` coded them; a CorruptArchiveError where a coder finds damage."""
     out = np.zeros(layout.length, dtype=np.uint8)
     starts = layout.starts
-    coding = Coding("decode", starts, layout.group_rows, payloads=payloads,
-                    statistics=statistics, lengths=layout.lengths)
+    coding = Coding("decode", starts, layout.group_rows, layout.lengths, way,
+                    payloads=payloads)
     workers = coder_threads_for(layout.groups, coder_threads, device.type, os.cpu_count())
     with deterministic(threads), CoderPool(coding, workers, device) as pool:
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from fade import floats, floor, lockstep, race, statistics
 from fade import profile as profiles
+from fade.codings import coding_for
 from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, ModelConfig,
                          StatisticsConfig, batch_size_for, check_memory, check_threads,
                          coder_threads_for, default_threads, format_bytes, groups_for,
@@ -287,7 +288,7 @@ def _compress_learned(data: bytes, plan: Plan, seed: int, progress: Progress | N
     if data:
         payloads = lockstep.encode(
             data, Layout(len(data), plan.batch, plan.groups), plan.model, seed, plan.device,
-            plan.threads, plan.profile == profiles.PORTABLE, plan.statistics,
+            plan.threads, plan.profile == profiles.PORTABLE, coding_for(plan.statistics),
             plan.coder_threads, progress, timings, referee)
     machine = profiles.here(plan.device.type, plan.device_name, plan.profile)
     header = Header(
@@ -395,7 +396,7 @@ def _decompress_learned(header: Header, payload: bytes, device: str, progress: P
             data = lockstep.decode(
                 payloads, Layout(header.original_size, header.batch_size, header.groups),
                 header.model, header.seed, torch_device, header.threads,
-                header.profile == profiles.PORTABLE, header.statistics, coder_threads,
+                header.profile == profiles.PORTABLE, coding_for(header.statistics), coder_threads,
                 progress, timings)
         except CorruptArchiveError as error:
             # Every CRC held, so where the encoding machine differs from

@@ -41,8 +41,6 @@ _STATISTICS = layout(STATISTICS_FIELDS)
 _MODEL_FIELDS = [f.name for f in dataclasses.fields(ModelConfig)]
 
 
-
-
 def _code(table: dict[int, str], name: str, field: str) -> int:
     for code, value in table.items():
         if value == name:
