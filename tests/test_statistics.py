@@ -228,7 +228,7 @@ def test_a_hybrid_archive_beats_the_network_alone():
 
 
 def test_race_stops_where_the_network_saves_too_little():
-    race = race.Race({100: (10_000, 0.5)}, lockstep_bits=50_000, fast_bits=45_000)
+    race = fade.race.Race({100: (10_000, 0.5)}, lockstep_bits=50_000, fast_bits=45_000)
     assert race.need == pytest.approx(0.1)  # the network must save 10% to win
     assert race.lost(100, 9_600)  # 4% saved so far: under half the need
     assert not race.lost(100, 9_400)  # 6%
