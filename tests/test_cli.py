@@ -151,7 +151,7 @@ def test_info_shows_every_header_field(tmp_path):
 
 def test_decode_restores_the_encoders_thread_count(tmp_path):
     # Encode with 2 threads, decode in a process whose torch defaults to 1:
-    # without the pinned count the LayerNorm gradients differ (FACTS.md) and
+    # without the pinned count the LayerNorm gradients differ and
     # the checksum fails (see test_codec for that failure).
     data = corpus_file("plrabn12.txt").read_bytes()[:2500]
     (tmp_path / "p").write_bytes(data)
