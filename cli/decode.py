@@ -9,9 +9,11 @@ import sys
 
 import fade
 from fade import frames
-from fade.archive import COMPACT_OVERHEAD, LEARNED, MAGIC, method_of
-from fade.codec import (StepProfile, check_archive, decode_device, environment_differences,
-                        read_header)
+from fade.format.archive import COMPACT_OVERHEAD, method_of
+from fade.format.headers import LEARNED, MAGIC
+from fade.device import decode_device, environment_differences
+from fade.frames import check_archive, read_header
+from fade.lockstep import StepTimings
 from fade.config import coder_threads_for
 from fade.errors import FadeError, FormatError, ReplayEnvironmentError
 from fade.members import PREFIX_SIZE, Source, read_archive
@@ -115,7 +117,7 @@ class Decoder:
             finally:
                 bar.close()
             if opts.timings:
-                write_timings(StepProfile(torch.device("cpu")), name, opts)
+                write_timings(StepTimings(torch.device("cpu")), name, opts)
             return data
         torch_device = decode_device(header, opts.device)
         if opts.verbosity > 0 and header.profile == NATIVE:  # portable: checked to be equal
@@ -129,7 +131,7 @@ class Decoder:
                 f"batch {header.batch_size}, {header.groups} groups, {workers} coder threads, "
                 f"preset {header.preset or 'custom'}")
         bar = make_bar(header.original_size)
-        timings = StepProfile(torch_device) if opts.timings else None
+        timings = StepTimings(torch_device) if opts.timings else None
         try:
             data = fade.decompress(archive, device=torch_device.type, progress=bar,
                                    coder_threads=opts.coder_threads,

@@ -6,11 +6,12 @@ import os
 from dataclasses import dataclass
 
 from fade import floats, frames
-from fade.codec import StepProfile, choose_profile, device_name, resolve_device
-from fade.config import (LEVELS, PRESETS, batch_size_for, coder_threads_for, default_threads,
-                         format_bytes, groups_for)
+from fade.config import LEVELS, format_bytes
+from fade.device import resolve_device
 from fade.lazy import torch
+from fade.lockstep import StepTimings
 from fade.profile import machine_lacks_portable
+from fade.single import Plan
 
 from .files import STDIO, Options, run_files, say
 from .report import write_timings
@@ -38,12 +39,6 @@ class Settings:
     def runs_network(self) -> bool:
         return self.level is None or LEVELS[self.level].preset is not None
 
-    @property
-    def network_preset(self) -> str:
-        from fade.config import DEFAULT_PRESET
-
-        return self.preset or (LEVELS[self.level].preset if self.level else None) or \
-            DEFAULT_PRESET
 
 
 def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) -> int:
@@ -58,12 +53,18 @@ def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) ->
     def transform(source, sink, make_bar, path: str) -> None:
         name = opts.name(path)
         bar = make_bar(None if path == STDIO else os.path.getsize(path))
-        timings = StepProfile(resolve_device(opts.device)) if opts.timings else None
+        timings = StepTimings(resolve_device(opts.device)) if opts.timings else None
+
+        def show_plan(plan: Plan) -> None:
+            """What compress runs on the first frame, as the library planned it."""
+            say(f"{name}: {plan}")
+
         try:
             frames.compress_stream(
                 source, sink, frame_size=settings.frame_size, jobs=opts.jobs, ray=opts.ray,
                 progress=lambda done, bits: bar(done, 0, bits),
                 announce=lambda data, framed: _announce(name, data, framed, opts, settings),
+                show_plan=show_plan if opts.verbosity > 1 else None,
                 preset_name=settings.preset, batch_size=settings.batch_size,
                 device=opts.device, threads=settings.threads, method=settings.method,
                 dtype=settings.dtype, float_mode=settings.float_mode,
@@ -92,28 +93,8 @@ def _announce(name: str, data: bytes, framed: bool, opts: Options, settings: Set
         if found and settings.float_mode == "off" and len(data) >= LARGE_FLOAT_FILE:
             say(f"{name}: note: {found[0]} float tensors found; the model codes them "
                 "at KB/s, --floats fast at hundreds of MB/s (larger archive)")
-    if opts.verbosity < 2:
-        return
-    if framed:
+    if opts.verbosity > 1 and framed:
         where = f"as tasks of the Ray cluster {opts.ray}" if opts.ray else \
             f"{opts.jobs} at a time"
         say(f"{name}: frames of {format_bytes(settings.frame_size)}, {where}, one thread "
             "each; settings of the first:")
-    if not settings.runs_network:
-        tables = format_bytes(LEVELS[settings.level].statistics.memory_bytes(len(data)))
-        say(f"{name}: compressing with the statistics alone (level {settings.level}), "
-            f"{tables} of tables")
-        return
-    torch_device = resolve_device(opts.device)
-    batch = batch_size_for(len(data), settings.batch_size, settings.network_preset,
-                           torch_device.type)
-    group_count = groups_for(batch, settings.groups, torch_device.type)
-    workers = coder_threads_for(group_count, opts.coder_threads, torch_device.type,
-                                os.cpu_count())
-    numerics = choose_profile(torch_device, settings.native)
-    model_threads = settings.threads or (frames.FRAME_THREADS if framed else default_threads(
-        PRESETS[settings.network_preset], batch, torch.get_num_threads()))
-    say(f"{name}: compressing on {torch_device.type} ({device_name(torch_device)}), profile "
-        f"{numerics}, preset {settings.network_preset}, batch {batch}, {group_count} groups, "
-        f"{model_threads} threads, {workers} coder threads")
-

@@ -20,7 +20,7 @@ from typing import Callable
 
 import click
 
-from fade.archive import method_of
+from fade.format.archive import method_of
 
 # Exit codes, in one place.
 EXIT_OK = 0

@@ -21,7 +21,8 @@ import click
 
 import fade  # first: it sets what torch reads when it loads (fade.environment)
 from fade import floats, frames
-from fade.codec import DEVICES, METHOD_CHOICES
+from fade.device import DEVICES
+from fade.single import METHOD_CHOICES
 from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,
                          MAX_CODER_THREADS, MAX_GROUPS, MAX_THREADS, LEVELS, PRESETS,
                          format_bytes)

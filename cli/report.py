@@ -12,8 +12,9 @@ import click
 
 import fade
 from fade import frames
-from fade.archive import (MAGIC, STATISTICS, FloatHeader, Header, StatisticsHeader,
-                          method_of, unpack)
+from fade.format.archive import method_of, unpack
+from fade.format.container import FramesHeader
+from fade.format.headers import MAGIC, STATISTICS, FloatHeader, Header, StatisticsHeader
 from fade.errors import FadeError, FormatError
 from fade.members import PREFIX_SIZE, Source, read_archive
 from fade.config import LEVELS
@@ -44,7 +45,7 @@ def level_of(header) -> str:
         return f"hybrid/{header.preset or 'custom'}"
     if isinstance(header, FloatHeader):
         return f"floats/{header.mode}"
-    if isinstance(header, frames.FramesHeader):
+    if isinstance(header, FramesHeader):
         methods = sorted({frame.method for frame in header.frames})
         return "frames/" + "+".join(methods)
     return header.method  # a compact archive: stored, deflate, bzip2, xz
@@ -131,7 +132,7 @@ def list_files(files: tuple[str, ...], verbosity: int) -> int:
             continue
         for number, (header, size) in enumerate(members):
             label = name if len(members) == 1 else f"{name} [{number + 1}/{len(members)}]"
-            count = len(header.frames) if isinstance(header, frames.FramesHeader) else 1
+            count = len(header.frames) if isinstance(header, FramesHeader) else 1
             rows.append((size, header.original_size, level_of(header), count, label))
     if rows:
         click.echo(f"{'compressed':>12} {'uncompressed':>13} {'ratio':>7} {'bits/B':>7} "

@@ -36,9 +36,10 @@ from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
 from fade import frames, members
-from fade.archive import MAGIC, unpack
+from fade.format.archive import unpack
+from fade.format.headers import MAGIC
 from fade.errors import CorruptArchiveError, FadeError, FormatError
-from fade.frames import FramesHeader
+from fade.format.container import FramesHeader
 
 # Bytes asked of a file that cannot seek at a time: a statistics archive's
 # end is found by decoding what has arrived, again as more arrives, so few
@@ -376,9 +377,9 @@ class _SeekableReader:
         return True
 
     def _decode_archive(self, archive: bytes) -> bytes:
-        from fade import codec
+        from fade import single
 
-        return codec.decompress(archive, **self._options)
+        return single.decompress(archive, **self._options)
 
     def size(self) -> int:
         """The total size of the originals (finds every archive)."""

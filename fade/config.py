@@ -226,15 +226,14 @@ class Level:
 # Levels, fastest first. A preset given without a level means the network
 # alone with that preset (the archives of fade 0.5 and before).
 LEVELS: dict[str, Level] = {
-    # Statistics alone in file order, for speed: model 0, 215-240 KB/s on
-    # enwik6 whole process (AMD EPYC, 2 cores), 256 MiB of tables. Model 1 is
-    # 2% smaller and ~1.3x slower (README, "Statistics models").
+    # Statistics alone in file order, for speed: model 0, the fastest
+    # statistics, with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=0), None),
     # The hybrid: the default network and statistics model 1, mixed bit by bit;
-    # where the network cannot help, model 1 alone in file order (codec.file_order).
+    # where the network cannot help, model 1 alone in file order (race.file_order).
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=1),
                      "balanced"),
-    # The best ratio at >= 1 KB/s: the default network with statistics model 3
+    # The best ratio: the default network with statistics model 3
     # (higher orders, column, indirect and match-byte contexts, more weight
     # sets, runs), mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=3),
@@ -256,26 +255,25 @@ def _named(table: dict, name: str, kind: str):
 
 
 # Named presets, fastest first: one table, one line each on what it is for.
-# Widths and learning rates were chosen on ../shared/corpus/enwik6 at batch 512
-# (README, "Presets"); the smallest models learn best with larger steps.
+# Widths and learning rates were chosen on measurements (docs/results.md);
+# the smallest models learn best with larger steps.
 PRESETS: dict[str, ModelConfig] = {
     # Minimal widths for tests: exercises every block in milliseconds per step.
     "tiny": ModelConfig(timesteps=16, embed_dim=4, global_width=128, cache_step=8,
                         coarse_rank=8, fine_width=128),
-    # ~30 KB/s on two CPU cores on inputs of a megabyte or more (batch 488+), where
-    # it still beats gzip -9; on small inputs the batch rule makes it slower.
+    # The fastest network, sized for a full batch of 512: for inputs of a
+    # megabyte or more; on small inputs the batch rule makes it slower.
     "fast": ModelConfig(embed_dim=8, global_width=256, cache_step=16, coarse_rank=16,
                         fine_width=256, learning_rate=1e-2),
-    # ~12 KB/s: between fast and the default.
+    # Between fast and the default.
     "medium": ModelConfig(embed_dim=16, global_width=512, cache_step=32, coarse_rank=32,
                           fine_width=1024, learning_rate=5e-3),
     # The default: the paper's architecture at reduced widths (cache 512, fine
-    # 1024), ~4 KB/s on two CPU cores, ahead of xz -9e on text. The paper's
-    # learning rate: 2e-3 gains 0.6% on enwik6 at batch 512 but loses 1.7% on
-    # alice29.txt at its default batch 74.
+    # 1024), with the paper's learning rate, which suits the default batch
+    # sizes (docs/results.md).
     "balanced": ModelConfig(global_width=512, fine_width=1024),
-    # The paper's model, unchanged, for the best ratio and for reproduction:
-    # ~1 KB/s on two CPU cores.
+    # The paper's model, unchanged, for the best ratio and for reproduction;
+    # the slowest.
     "paper": ModelConfig(),
 }
 
@@ -288,18 +286,17 @@ def preset(name: str) -> ModelConfig:
 
 
 # Default batch-size rule. A sub-stream must be long enough for the online
-# model to learn: at batch 512 the paper's own code loses to xz on a 100 kB
-# file (195 bytes per sub-stream, FACTS.md). So every sub-stream gets at least
-# MIN_SUBSTREAM bytes, and the batch is capped per preset and device.
+# model to learn (too short a one loses to xz: docs/results.md). So every
+# sub-stream gets at least MIN_SUBSTREAM bytes, and the batch is capped per
+# preset and device.
 MIN_SUBSTREAM = 2048
 # On the CPU a step's time grows with the batch, so fewer sub-streams cost
-# little time and gain ratio. Measured on enwik6 with balanced (README, "Batch
-# size"): batch 512 -> ratio 3.510, 128 -> 3.675 (4.49 KB/s), 64 -> 3.698
-# (3.24 KB/s): 128 is the knee. fast and medium are sized for batch 512, their
+# little time and gain ratio: for balanced, 128 is the knee of ratio against
+# speed (docs/results.md). fast and medium are sized for batch 512, their
 # speed comes from it; the paper's model is slower per byte at smaller batches.
 CPU_BATCH_CAPS = {"balanced": 128}
-# A GPU step costs about the same at any batch up to the paper's 512 (not yet
-# measured here: no GPU was lent), so there the cap is 512 for every preset.
+# A GPU step is taken to cost about the same at any batch up to the paper's
+# 512, so there the cap is 512 for every preset.
 DEFAULT_BATCH_CAP = 512
 
 
@@ -339,22 +336,17 @@ def group_rows(batch: int, groups: int) -> list[tuple[int, int]]:
 
 
 # Default CPU threads. A second torch thread pays only when a step has work
-# to share: one step's forward, in multiply-adds over the batch, measured on
-# two cores (ms per step, 1 thread -> 2 threads; issue 16): tiny at batch 1
-# (56 K) 2.9 -> 2.9, at batch 64 (3.6 M) 3.4 -> 3.3, at batch 488 (27 M)
-# 9.0 -> 6.8; balanced at batch 16 (38 M) 14.6 -> 10.0, at batch 74 (175 M)
-# 23.1 -> 15.7. Below the threshold the extra thread only burns CPU (both
+# to share: at least this many multiply-adds in one step's forward over the
+# batch (docs/results.md). Below it the extra thread only burns CPU (both
 # threads busy all the time) and must be scheduled for every op, which on a
 # shared machine makes the step wait for a core.
 MIN_MACS_FOR_THREADS = 10_000_000
 
 
 # Every decoder replays the encoder's thread count, whatever its own cores,
-# and threads beyond the cores cost dearly: decoding the tiny model at batch
-# 8 on two cores took 0.34 s with 2 threads, 0.89 s with 8, 5.9 s with 64 and
-# 136 s with 1024 (issue 17). So the default count is at most
-# DEFAULT_THREADS_CAP (torch's threads scale poorly past a few at fade's
-# batch sizes anyway, issue 15), and a decoder refuses more than
+# and threads beyond the cores cost dearly (docs/results.md). So the default
+# count is at most DEFAULT_THREADS_CAP (torch's threads scale poorly past a
+# few at fade's batch sizes anyway), and a decoder refuses more than
 # `thread_limit` of its own unless the user raises it (--max-threads): an
 # archive made with the defaults decodes with the defaults anywhere.
 DEFAULT_THREADS_CAP = 8
@@ -391,11 +383,10 @@ def check_threads(threads: int, limit: int | None, cpus: int | None) -> None:
 # threads decode different groups at once. G is part of the format (the
 # header records it); the number of coder threads is not.
 MAX_GROUPS = 16
-# On a CPU the model and the coder share the cores and coding costs under 1%
-# of a step (README, "Pipeline"), so splitting the batch only adds per-call
-# overhead: one group. On a GPU a group's decode overlaps the other groups'
-# device work; 4 lets 4 coder threads decode at once (not yet measured on a
-# GPU: none was lent to this work).
+# On a CPU the model and the coder share the cores and coding costs a small
+# fraction of a step (docs/results.md), so splitting the batch only adds
+# per-call overhead: one group. On a GPU a group's decode overlaps the other
+# groups' device work; 4 lets 4 coder threads decode at once.
 DEFAULT_GROUPS = {"cpu": 1, "cuda": 4}
 MAX_CODER_THREADS = 16
 

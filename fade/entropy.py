@@ -3,7 +3,7 @@
 A range coder (a queue: symbols decode in the order they were encoded) with
 `Categorical(perfect=False)` over the 256 byte values. Both sides must pass
 bit-identical float32 probability tables; even the same numbers as float64
-give a different bitstream (FACTS.md), so the dtype is pinned here.
+give a different bitstream, so the dtype is pinned here.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ _MODEL = constriction.stream.model.Categorical(perfect=False)
 
 
 class Encoder:
-    """Appends one step's symbols at a time; costs ~0.3 us per symbol (FACTS.md)."""
+    """Appends one step's symbols at a time; costs well under a microsecond
+    per symbol (docs/results.md)."""
 
     def __init__(self):
         self._coder = constriction.stream.queue.RangeEncoder()
@@ -49,7 +50,7 @@ class Decoder:
     sum(-log2 q) <= P + 64, and sum(-log2(p (1 + 2^-14) + 2^-22)) is smaller
     still. A header that declares more bytes, or other settings, than its
     payload was made with decodes garbage whose information soon exceeds
-    the payload: the decode stops there instead of running on (issue 17).
+    the payload: the decode stops there instead of running on.
     """
 
     SLACK_BITS = 128  # the coder's state (64 bits), and rounding in the count

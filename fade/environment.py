@@ -10,10 +10,8 @@ write an archive in another one.
 Numeric pins (fade.profile). On x86-64, ATen's vectorised kernels and
 oneDNN's are pinned to AVX2 (ATEN_CPU_CAPABILITY=avx2,
 ONEDNN_MAX_CPU_ISA=AVX2), so that an AVX-512 machine computes what an AVX2
-one does: the portable profile, and native archives too (measured when
-issue 14 was filed, on an AVX-512 Zen 4: pinning cost nothing measurable;
-not measurable on this project's AVX2 machine, where it changes nothing). A
-value the user set wins; a decoder replaying an archive made otherwise
+one does: the portable profile, and native archives too (the pins cost
+nothing measurable: docs/results.md). A value the user set wins; a decoder replaying an archive made otherwise
 starts a process with the archive's settings (cli: `_replay_elsewhere`).
 
 OpenMP's wait. torch's CPU wheels run their intra-op threads (ATen, MKL,
@@ -21,16 +19,13 @@ oneDNN) on GNU OpenMP (libgomp), whose threads spin between parallel
 regions for up to GOMP_SPINCOUNT iterations before they sleep: 300,000 by
 default, milliseconds. fade's steps are many small parallel regions, so on
 a machine whose cores are shared with other work a spinning thread holds a
-core while the thread it waits for is not scheduled: a 3,000-byte tiny
-compress took 80x its time beside two busy loops on two cores, and the
-balanced model's step over 30x (issue 16, scripts/load_bench.py). Not
-spinning at all (OMP_WAIT_POLICY=PASSIVE) fixes that but wakes a sleeping
-thread for every small op, 1.3-1.8x slower on an idle machine. A short spin
-keeps both: 300 iterations (tens of microseconds) cover the gaps between the
-ops of one step on an idle machine and give a busy core back long before a
-scheduler tick. Measured with the step loop alone (median of three rounds,
-ms per step, 2 threads, idle machine): balanced batch 128: libgomp's
-default 25.2, 300 24.1, PASSIVE 26.1; tiny batch 6: 3.0, 3.3, 5.0.
+core while the thread it waits for is not scheduled, and a step takes many
+times as long (scripts/load_bench.py). Not spinning at all
+(OMP_WAIT_POLICY=PASSIVE) fixes that but wakes a sleeping thread for every
+small op, slower on an idle machine. A short spin keeps both: 300
+iterations (tens of microseconds) cover the gaps between the ops of one
+step on an idle machine and give a busy core back long before a scheduler
+tick (docs/results.md has the measurements).
 """
 
 from __future__ import annotations

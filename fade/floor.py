@@ -3,7 +3,7 @@
 A learned archive carries a ~200-byte header and the model starts from a
 random init, so on tiny inputs it cannot beat storing the bytes, and on
 incompressible ones (random, already compressed) nothing can. There fade
-writes a compact archive (23-byte header, `archive.COMPACT_FIELDS`) with the
+writes a compact archive (23-byte header, `fade.format.headers.COMPACT_FIELDS`) with the
 data stored raw or coded by one of Python's own codecs, whichever is
 smallest, so an archive is never more than 23 bytes larger than its input.
 """
@@ -16,7 +16,8 @@ import zlib
 
 import numpy as np
 
-from fade.archive import CompactHeader, pack_compact
+from fade.format.archive import pack_compact
+from fade.format.headers import CompactHeader
 from fade.errors import CorruptArchiveError
 
 # Below this many bytes the model is not tried: its header alone is ~200 bytes.

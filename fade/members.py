@@ -39,16 +39,17 @@ import zlib
 from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from fade import frames, statistics
-from fade.archive import (COMPACT_FIELDS, FIXED_FIELDS, FIXED_FIELDS_V1, FIXED_FIELDS_V3,
-                          FIXED_FIELDS_V5, FIXED_FIELDS_V7, FLOAT_FIELDS, FLOATS, FRAMES, LEARNED,
-                          MAGIC, READABLE_VERSIONS, SEGMENT_FIELDS, STATISTICS,
-                          STATISTICS_BYTES_PER_BIT, STATISTICS_FIELDS, STATISTICS_FIELDS_V7,
-                          FloatHeader, method_of, unpack)
+from fade import single
+from fade.format.archive import STATISTICS_BYTES_PER_BIT, method_of, unpack
+from fade.format.headers import (COMPACT_FIELDS, FLOAT_FIELDS, FLOATS, FRAMES, LEARNED, MAGIC,
+                                 READABLE_VERSIONS, SEGMENT_FIELDS, STATISTICS, FloatHeader)
+from fade.format.legacy import fixed_fields, statistics_fields
+from fade.race import check_memory as check_statistics_memory
 from fade.config import StatisticsConfig
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError
 
 if TYPE_CHECKING:
-    from fade.codec import StepProfile
+    from fade.lockstep import StepTimings
 
 Progress = Callable[[int, int, float], None]  # (bytes done, bytes in this archive, bits)
 StreamProgress = Callable[[int, float | None], None]  # (bytes done, bits), as fade.frames
@@ -67,12 +68,10 @@ def _offset(fields: list[tuple[str, str]], name: str) -> int:
 # method byte; a version 1 archive's 11th byte is its flags' first.
 PREFIX_SIZE = len(MAGIC) + 2 + 1
 # The fixed part of a learned header in each version.
-_LEARNED_FIELDS = {1: FIXED_FIELDS_V1, 2: FIXED_FIELDS_V3, 3: FIXED_FIELDS_V3,
-                   4: FIXED_FIELDS_V5, 5: FIXED_FIELDS_V5, 6: FIXED_FIELDS_V7,
-                   7: FIXED_FIELDS_V7, 8: FIXED_FIELDS}
+_LEARNED_FIELDS = {version: fixed_fields(version) for version in READABLE_VERSIONS}
 _COMPACT = _struct(COMPACT_FIELDS)
 _FLOAT_TABLE, _SEGMENT = _struct(FLOAT_FIELDS), _struct(SEGMENT_FIELDS)
-_STATISTICS_TABLE = {7: _struct(STATISTICS_FIELDS_V7), 8: _struct(STATISTICS_FIELDS)}
+_STATISTICS_TABLE = {7: _struct(statistics_fields(7)), 8: _struct(statistics_fields(8))}
 _U32 = struct.Struct("<I")
 # The bit coder gives a bit at least 1/65536 of its range: at most 16 bits a
 # bit, 16 bytes a byte, plus its 4-byte final state. A statistics stream is
@@ -274,7 +273,6 @@ def _read_statistics(source: Source, head: bytes, version: int, size: int, crc: 
     if keyed:
         raise FormatError(f"header field keyed = {keyed} is outside its domain (0 in a "
                           "statistics archive: one stream)")
-    from fade.codec import check_statistics_memory
 
     check_statistics_memory(config, size, memory_limit)
     # The stream's end is known only once it is decoded: decoded from what
@@ -389,7 +387,7 @@ def decode_archive(source: Source, sink: Callable[[bytes], None], *, jobs: int, 
     b'a'
     1
     """
-    from fade import codec
+
 
     if frames.is_frames(source.peek(PREFIX_SIZE)):
         framed = None if progress is None else (
@@ -400,7 +398,7 @@ def decode_archive(source: Source, sink: Callable[[bytes], None], *, jobs: int, 
     if check is not None:
         check(archive)
     if data is None:
-        data = codec.decompress(archive, progress=progress, **options)
+        data = single.decompress(archive, progress=progress, **options)
     sink(data)
     return len(data)
 
@@ -486,13 +484,13 @@ def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: 
 
 def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | None = None,
                memory_limit: int | None = None, max_threads: int | None = None,
-               progress: Progress | None = None, profile: StepProfile | None = None) -> bytes:
+               progress: Progress | None = None, profile: StepTimings | None = None) -> bytes:
     """Decode an archive, or several one after another (their originals
     concatenated, as `lzma.decompress` does), each verified against its
     checksums; what follows the last archive must be another archive.
 
     `device`, `coder_threads`, `memory_limit`, `max_threads` and `profile`
-    as for one archive (fade.codec.decompress);
+    as for one archive (fade.single.decompress);
     `progress(done, total, bits)` is called for each archive in turn (its
     own bytes done and total).
 

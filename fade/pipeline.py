@@ -3,7 +3,7 @@
 The model's probabilities for step t go into one half (a *slot*) of a pair of
 host buffers, t % 2; coder workers read them there, without copying, while
 the model goes on with step t + 1 in the other slot. A worker owns the range
-coders of some groups (fade.codec: the batch's sub-streams cut into G
+coders of some groups (fade.lockstep: the batch's sub-streams cut into G
 contiguous groups, each with its own coder and payload) and answers every
 (step, group) it is handed with a message saying it is done.
 
@@ -13,10 +13,10 @@ contiguous groups, each with its own coder and payload) and answers every
 - Decompression cannot run ahead (step t + 1 needs step t's bytes), but the
   groups overlap: while a worker decodes group g of step t, the device
   computes the forwards of the later groups and the backwards of the earlier
-  ones (fade.codec._run). Decoded bytes come back in a second pair of slots.
+  ones (fade.lockstep.run). Decoded bytes come back in a second pair of slots.
 
 Workers are threads or processes. constriction holds the GIL while it codes
-(FACTS.md: two Python threads coding take as long as one), so one coder
+(two Python threads coding take as long as one), so one coder
 thread overlaps with torch (which releases the GIL) but a second adds
 nothing; more than one worker are therefore forked processes, and the slots
 live in anonymous shared memory that they inherit. Workers never import or
@@ -42,10 +42,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from fade.lazy import torch
 
-from fade.config import StatisticsConfig
-from fade.entropy import PROB_DTYPE, Decoder, Encoder
+from fade.codings import Hybrid, NetworkAlone
+from fade.entropy import PROB_DTYPE
 from fade.errors import CorruptArchiveError
-from fade.statistics import Statistics
 
 SLOTS = 2  # ping-pong: the model fills one slot while the coders read the other
 VOCAB = 256
@@ -98,21 +97,16 @@ class Coding:
     mode: str
     starts: np.ndarray  # (B,) int64: first byte of each sub-stream
     group_rows: list[tuple[int, int]]  # [start, stop) rows of each group
+    lengths: np.ndarray  # (B,) int64: each sub-stream's length
+    way: NetworkAlone | Hybrid  # how the probabilities become bits (fade.codings)
     data: np.ndarray | None = None  # encode: the input as uint8
     payloads: list[bytes] | None = None  # decode: one per group
-    # The hybrid: each group's statistics mix the network's probabilities into
-    # a bit coder; `lengths` (B,) are the sub-streams' lengths. None: the
-    # network's probabilities drive a range coder.
-    statistics: StatisticsConfig | None = None
-    lengths: np.ndarray | None = None
 
-    def coder(self, group: int) -> Encoder | Decoder | Statistics:
+    def coder(self, group: int):
         """Group `group`'s coder: it codes the group's bytes in step order."""
-        if self.statistics is not None:
-            start, stop = self.group_rows[group]
-            payload = None if self.mode == "encode" else self.payloads[group]
-            return Statistics(self.statistics, self.lengths[start:stop], payload)
-        return Encoder() if self.mode == "encode" else Decoder(self.payloads[group])
+        start, stop = self.group_rows[group]
+        payload = None if self.mode == "encode" else self.payloads[group]
+        return self.way.coder(self.lengths[start:stop], payload)
 
 
 @dataclass
@@ -136,7 +130,7 @@ def _serve(conn, coding: Coding, slots: SharedSlots, groups: list[int]) -> None:
                 probs = slots.probs[step % SLOTS, start:start + count]
                 began = time.perf_counter()
                 coder = coders[group]
-                before = coder.bits if coding.statistics is not None else 0
+                before = coding.way.bits_so_far(coder)
                 if coding.mode == "encode":
                     symbols = coding.data[coding.starts[start:start + count] + step]
                     coder.encode(symbols, probs)
@@ -144,11 +138,7 @@ def _serve(conn, coding: Coding, slots: SharedSlots, groups: list[int]) -> None:
                     symbols = coder.decode(probs)
                     slots.symbols[step % SLOTS, start:start + count] = symbols
                 seconds = time.perf_counter() - began
-                if coding.statistics is not None:  # what the bit coder put out
-                    bits = float(coder.bits - before)
-                else:  # the network's ideal code length
-                    with np.errstate(divide="ignore"):
-                        bits = -float(np.log2(probs[np.arange(count), symbols]).sum())
+                bits = coding.way.step_bits(coder, before, probs, symbols)
                 conn.send((_DONE, step, group, count, bits, seconds))
             elif message[0] == _FINISH:
                 conn.send((_PAYLOADS, {g: coder.finish() for g, coder in coders.items()}

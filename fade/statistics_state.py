@@ -11,12 +11,22 @@ This module imports only numpy, so that fade.config can import it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from fade.config import StatisticsConfig
+
+class StatisticsConfig(Protocol):
+    """What the arrays depend on: fade.config.StatisticsConfig's fields (a
+    protocol, so that config imports this module and not the other way)."""
+
+    table_bits: int
+    match_bits: int
+    keyed: bool
+    model: int
+
+    def validate(self) -> "StatisticsConfig": ...
+
 
 # Contexts, each at its own index (its hash table inputs, its state map, its
 # slot in a stream's state). First the shared ones: hashed byte contexts of

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fade  # noqa: E402  (first: fade.environment, before torch loads)
 import torch  # noqa: E402
-from fade.codec import device_name, resolve_device  # noqa: E402
+from fade.device import device_name, resolve_device  # noqa: E402
 from fade.config import DEFAULT_PRESET, PRESETS  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="comma-separated batch sizes (default: %(default)s)")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch CPU threads (default: torch's)")
-    parser.add_argument("--device", choices=fade.codec.DEVICES, default="auto")
+    parser.add_argument("--device", choices=fade.device.DEVICES, default="auto")
     parser.add_argument("--decompress", action="store_true",
                         help="also decode each archive and compare the bytes")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT.jsonl",

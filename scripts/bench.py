@@ -210,7 +210,8 @@ def check_fade(compressor: Compressor) -> None:
     that a typo fails now rather than hours into a run."""
     try:
         import fade  # here, not at the top: loading torch takes seconds
-        from fade.codec import METHOD_CHOICES, resolve_device
+        from fade.device import resolve_device
+        from fade.single import METHOD_CHOICES
         from fade.config import LEVELS, MAX_THREADS
     except ImportError:
         return  # reported as missing, and skipped, like any other compressor
@@ -340,8 +341,8 @@ def _fade_codec(operation: str, data: bytes, params: dict) -> tuple[bytes, Worke
 
     import fade
     from fade import frames
-    from fade.archive import CompactHeader, StatisticsHeader
-    from fade.codec import decode_device, device_name, resolve_device
+    from fade.device import decode_device, device_name, resolve_device
+    from fade.format.headers import CompactHeader, StatisticsHeader
 
     jobs = params.get("jobs") or frames.default_jobs()
     if operation == "compress":

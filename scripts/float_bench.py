@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fade  # noqa: E402
-from fade.archive import unpack  # noqa: E402
+from fade.format.archive import unpack  # noqa: E402
 from fade.floats import CODEC_CHOICES, sigma_of  # noqa: E402
 from fade.floats.codecs import WINDOW, window_base  # noqa: E402
 from fade.floats.layout import FLOAT_TYPES, split  # noqa: E402

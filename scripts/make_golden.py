@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 import fade
-from fade.archive import VERSION
+from fade.format.headers import VERSION
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 # Made up here (not corpus data): text with repeats, so the model has something to learn.

@@ -5,7 +5,7 @@
 
 Three runs on the same bytes, in one process, side by side:
 
-- model only: the coding loop of fade.codec with coding switched off: the
+- model only: the coding loop of fade.lockstep with coding switched off: the
   same Predictor, layout, groups and order of forwards, backwards and Adam
   steps, fed the file's real bytes, but no copies to the coders and no range
   coding;
@@ -38,14 +38,16 @@ import time
 import numpy as np
 import fade  # first: fade.environment, before torch loads
 import torch
-from fade.codec import Layout, Predictor, StepProfile, deterministic, resolve_device
+from fade.device import deterministic, resolve_device
+from fade.lockstep import Layout, StepTimings
+from fade.network import Predictor
 from fade.config import batch_size_for, coder_threads_for, groups_for, preset
 
 
 def model_only_seconds(data: bytes, preset_name: str, batch: int, groups: int,
                        device: torch.device, threads: int, portable: bool,
                        seed: int = 0) -> float:
-    """fade.codec._run's model work on `data` with coding switched off."""
+    """fade.lockstep.run's model work on `data` with coding switched off."""
     layout = Layout(len(data), batch, groups)
     symbols = torch.from_numpy(np.frombuffer(data, dtype=np.uint8).astype(np.int64)).to(device)
     starts = torch.from_numpy(layout.starts).to(device)
@@ -68,7 +70,7 @@ def model_only_seconds(data: bytes, preset_name: str, batch: int, groups: int,
         return time.perf_counter() - began
 
 
-def _waiting(profile: StepProfile) -> str:
+def _waiting(profile: StepTimings) -> str:
     wall = sum(row["wall"] for row in profile.rows)
     wait = sum(row["wait"] for row in profile.rows)
     return f"{100 * wait / wall:.1f}%" if wall else "n/a"
@@ -100,21 +102,21 @@ def main(argv: list[str] | None = None) -> int:
     settings = dict(preset_name=args.preset, batch_size=batch, device=device.type,
                     threads=args.threads, seed=0, method="fade", groups=groups,
                     native=args.native)
-    numerics = fade.codec.choose_profile(device, args.native)
+    numerics = fade.device.choose_profile(device, args.native)
     print(f"{os.path.basename(args.file)}: {len(data)} bytes, preset {args.preset}, "
           f"batch {batch}, {groups} groups, {workers} coder workers, {device.type} "
-          f"({fade.codec.device_name(device)}), {args.threads} torch threads, "
+          f"({fade.device.device_name(device)}), {args.threads} torch threads, "
           f"profile {numerics}, torch {torch.__version__}", flush=True)
 
     model = model_only_seconds(data, args.preset, batch, groups, device, args.threads,
                                numerics == "portable")
     print(f"model only: {model:.1f} s", flush=True)
-    profile = StepProfile(device)
+    profile = StepTimings(device)
     began = time.perf_counter()
     blob = fade.compress(data, coder_threads=workers, profile=profile, **settings)
     packed = time.perf_counter() - began
     print(f"compress: {packed:.1f} s", flush=True)
-    back_profile = StepProfile(device)
+    back_profile = StepTimings(device)
     began = time.perf_counter()
     back = fade.decompress(blob, device=device.type, coder_threads=workers,
                            profile=back_profile)

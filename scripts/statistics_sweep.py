@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from fade import statistics
-from fade.archive import pack_statistics
+from fade.format.archive import pack_statistics
 from fade.config import LEVELS
 
 

@@ -22,7 +22,8 @@ import time
 
 import fade  # noqa: F401  (first: fade.environment, before torch loads)
 import torch
-from fade.codec import Predictor, deterministic
+from fade.device import deterministic
+from fade.network import Predictor
 from fade.config import preset
 
 

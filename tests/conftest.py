@@ -104,7 +104,8 @@ def decodes_here(blob: bytes, original: bytes) -> None:
     decode on the kind of machine that made it."""
     import fade
     from fade import profile
-    from fade.codec import device_name, model_header
+    from fade.device import device_name
+    from fade.single import model_header
     from fade.errors import ProfileMismatchError, ReplayEnvironmentError
 
     header = model_header(blob)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from fade.archive import VERSION
+from fade.format.headers import VERSION
 
 from conftest import corpus_file, corpus_files, fade_command, fade_env, one_error_line, run_fade
 
@@ -129,7 +129,7 @@ def test_summary_and_options(tmp_path):
 
 
 def test_info_shows_every_header_field(tmp_path):
-    from fade.archive import FIXED_FIELDS, STRING_FIELDS
+    from fade.format.headers import FIXED_FIELDS, STRING_FIELDS
 
     (tmp_path / "a").write_bytes(b"abracadabra" * 20)
     assert run_fade("compress", *LEARNED, "--threads", "1", "a", cwd=tmp_path).returncode == 0
@@ -150,7 +150,7 @@ def test_info_shows_every_header_field(tmp_path):
 
 def test_decode_restores_the_encoders_thread_count(tmp_path):
     # Encode with 2 threads, decode in a process whose torch defaults to 1:
-    # without the pinned count the LayerNorm gradients differ (FACTS.md) and
+    # without the pinned count the LayerNorm gradients differ and
     # the checksum fails (see test_codec for that failure).
     data = corpus_file("plrabn12.txt").read_bytes()[:2500]
     (tmp_path / "p").write_bytes(data)
@@ -231,7 +231,7 @@ def test_checksum_mismatch_removes_output(tmp_path, archive_bytes):
     # or earlier, the payload overrun (more information decoded than it holds).
     import dataclasses
 
-    from fade import archive
+    from fade.format import archive
 
     header, payload = archive.unpack(archive_bytes)
     (tmp_path / "s.fade").write_bytes(archive.pack(dataclasses.replace(header, seed=5), payload))
@@ -246,7 +246,7 @@ def test_warns_before_decoding_on_a_different_machine(tmp_path, archive_bytes):
     # comes before decoding, and the decode itself is still verified.
     import dataclasses
 
-    from fade import archive
+    from fade.format import archive
 
     (tmp_path / "m").write_bytes(corpus_file("edge/monkey").read_bytes()[:400])
     assert run_fade("compress", *LEARNED, "--native", "--batch-size", "4", "m",
@@ -346,7 +346,7 @@ def test_internal_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, ca
     def broken(*args, **kwargs):
         raise RuntimeError("simulated failure\nwith a second line")
 
-    monkeypatch.setattr(fade, "compress", broken)
+    monkeypatch.setattr(fade.single, "compress", broken)  # what frames calls for each input
     monkeypatch.delenv("FADE_DEBUG", raising=False)
     (tmp_path / "a").write_bytes(b"data")
     assert main(["compress", "-q", str(tmp_path / "a")]) == EXIT_INTERNAL

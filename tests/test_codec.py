@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import fade
-from fade import archive
-from fade.codec import Layout
+from fade.format import archive
+from fade.lockstep import Layout
 
 from conftest import corpus_file
 
@@ -102,3 +102,29 @@ def test_damage_is_detected_before_decoding():
     assert header_size < len(packed)
     assert zlib.crc32(packed[:header_size - 4]) == int.from_bytes(
         packed[header_size - 4:header_size], "little")
+
+
+@pytest.mark.parametrize("settings", [dict(preset_name="tiny", method="fade"),
+                                      dict(level="default", method="fade", batch_size=16,
+                                           groups=2)])
+def test_the_plan_is_what_compress_records(settings):
+    """The Plan (what the CLI prints under -vv) is the one compress runs:
+    its choices are the ones the archive's header records."""
+    data = TEXT[:3000]
+    plan = fade.single.plan(len(data), **settings)
+    header = fade.read_header(fade.compress(data, **settings))
+    assert (header.batch_size, header.groups, header.threads, header.preset, header.profile,
+            header.statistics, header.model) == \
+        (plan.batch, plan.groups, plan.threads, plan.preset, plan.profile, plan.statistics,
+         plan.model)
+    assert f"batch {plan.batch}, {plan.groups} groups" in str(plan)
+
+
+def test_settings_object_is_equivalent_to_keyword_arguments():
+    data = TEXT[:2000]
+    settings = fade.single.Settings(preset_name="tiny", method="fade", batch_size=8)
+    assert fade.single.compress_with(settings, data) == \
+        fade.compress(data, preset_name="tiny", method="fade", batch_size=8)
+    alone = fade.single.plan(len(data), level="fast")
+    assert alone.model is None and alone.alone is not None
+    assert "statistics alone (level fast)" in str(alone)

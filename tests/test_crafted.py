@@ -16,7 +16,7 @@ import pytest
 
 import fade
 from fade.cli.main import main
-from fade import archive, frames
+from fade.format import archive, container, headers
 from fade.config import DEFAULT_MEMORY_LIMIT, ModelConfig
 
 from conftest import corpus_file, fade_command, fade_env, one_error_line
@@ -36,11 +36,11 @@ def learned_fields(blob: bytes):
     """(name, offset, struct code) of every numeric field of a learned
     header: the fixed part, the strings' length prefixes, the group table."""
     offset, fields = 0, []
-    for name, code in archive.FIXED_FIELDS:
+    for name, code in headers.FIXED_FIELDS:
         if not code.endswith("s"):
             fields.append((name, offset, code))
         offset += struct.calcsize("<" + code)
-    for name in archive.STRING_FIELDS:
+    for name in headers.STRING_FIELDS:
         fields.append((f"{name} length", offset, "H"))
         offset += 2 + struct.unpack_from("<H", blob, offset)[0]
     groups = struct.unpack_from("<H", blob, dict((n, o) for n, o, _ in fields)["groups"])[0]
@@ -51,13 +51,13 @@ def learned_fields(blob: bytes):
 def float_fields(blob: bytes):
     """The compact fields, the float table and every segment row's fields."""
     fields, offset = [], 0
-    for name, code in archive.COMPACT_FIELDS + archive.FLOAT_FIELDS:
+    for name, code in headers.COMPACT_FIELDS + headers.FLOAT_FIELDS:
         if name not in ("magic", "version", "method"):
             fields.append((name, offset, code))
         offset += struct.calcsize("<" + code)
     count = struct.unpack_from("<I", blob, archive.COMPACT_OVERHEAD + 2)[0]
     for row in range(count):
-        for name, code in archive.SEGMENT_FIELDS:
+        for name, code in headers.SEGMENT_FIELDS:
             fields.append((f"segment[{row}].{name}", offset, code))
             offset += struct.calcsize("<" + code)
     return fields, offset  # offset: where the table CRC is
@@ -67,7 +67,7 @@ def statistics_fields():
     """The compact fields and the statistics table: (name, offset, code), and
     where the table's CRC is."""
     fields, offset = [], 0
-    for name, code in archive.COMPACT_FIELDS + archive.STATISTICS_FIELDS:
+    for name, code in headers.COMPACT_FIELDS + headers.STATISTICS_FIELDS:
         if name not in ("magic", "version", "method"):
             fields.append((name, offset, code))
         offset += struct.calcsize("<" + code)
@@ -117,18 +117,18 @@ def frames_fields(blob: bytes):
                 fields.append((f"{prefix}{name}", offset, code, crc_from, crc_at))
             offset += struct.calcsize("<" + code)
 
-    add("", frames.HEAD_FIELDS, 0, 0, 29)
+    add("", container.HEAD_FIELDS, 0, 0, 29)
     for frame in header.frames:
         start = frame.archive_offset - 45
-        add(f"frame[{frame.number}].", frames.RECORD_FIELDS, start, start, start + 41)
+        add(f"frame[{frame.number}].", container.RECORD_FIELDS, start, start, start + 41)
     index_size = struct.unpack_from("<Q", blob, len(blob) - 16)[0]
     index = len(blob) - 16 - index_size
     index_crc = len(blob) - 16 - 4
-    add("index.", frames.INDEX_FIELDS, index, index, index_crc)
+    add("index.", container.INDEX_FIELDS, index, index, index_crc)
     for row in range(len(header.frames)):
-        add(f"row[{row}].", frames.INDEX_ROW_FIELDS, index + 9 + 33 * row, index, index_crc)
-    add("index.", frames.INDEX_END_FIELDS, index_crc - 48, index, index_crc)
-    add("footer.", frames.FOOTER_FIELDS, len(blob) - 16, 0, None)
+        add(f"row[{row}].", container.INDEX_ROW_FIELDS, index + 9 + 33 * row, index, index_crc)
+    add("index.", container.INDEX_END_FIELDS, index_crc - 48, index, index_crc)
+    add("footer.", container.FOOTER_FIELDS, len(blob) - 16, 0, None)
     return fields
 
 
@@ -190,7 +190,7 @@ def check_all(tmp_path, capsys, cases, original: bytes, honest_seconds: float) -
 def test_every_learned_header_field_at_its_boundaries(tmp_path, capsys, honest):
     (blob, original), seconds = honest[0]["learned"], honest[1]["learned"]
     fields = learned_fields(blob)
-    documented = {name for name, code in archive.FIXED_FIELDS}
+    documented = {name for name, code in headers.FIXED_FIELDS}
     assert documented - {name for name, _, _ in fields} == {"magic", "original_sha256"}
     cases = [(f"{name}={value}", craft_learned(blob, offset, code, value))
              for name, offset, code in fields for value in boundary_values(code)]
@@ -233,7 +233,7 @@ def test_every_compact_field_at_its_boundaries(tmp_path, capsys, honest):
         (blob, original), seconds = honest[0][kind], honest[1][kind]
         cases = []
         offset = 0
-        for name, code in archive.COMPACT_FIELDS:
+        for name, code in headers.COMPACT_FIELDS:
             if not code.endswith("s"):
                 for value in boundary_values(code):
                     crafted = bytearray(blob)

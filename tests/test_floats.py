@@ -10,7 +10,8 @@ import torch
 
 import fade
 from fade import floats
-from fade.archive import Segment, unpack
+from fade.format.archive import unpack
+from fade.format.headers import Segment
 from fade.floats.codecs import (CODEC_NAMES, DECODERS, ENCODERS, WINDOW, huffman_lengths,
                                 window_base)
 from fade.floats.formats import NotAContainer, detect
@@ -55,7 +56,7 @@ def tensor_bytes(name: str, count: int, sigma: float, seed: int = 0) -> bytes:
 @pytest.fixture(scope="module")
 def trained() -> dict:
     """The tiny model's parameters after Adam steps on Canterbury text."""
-    from fade.codec import Predictor
+    from fade.network import Predictor
     from fade.config import preset
 
     predictor = Predictor(preset("tiny"), 8, 0, torch.device("cpu"))
@@ -363,7 +364,7 @@ def test_cli_suggests_fast_mode_for_large_tensor_files(tmp_path, monkeypatch, ca
 def test_a_floats_archive_nested_in_a_floats_archive_is_refused():
     """Strong mode nests a plain archive; a crafted one nesting a floats
     archive (which could recurse) is damage, reported as such."""
-    from fade.archive import pack_floats
+    from fade.format.archive import pack_floats
 
     inner = fade.compress(tensor_bytes("bf16", 64, 1.0), method="floats", dtype="bf16",
                           float_mode="fast")

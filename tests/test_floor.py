@@ -7,7 +7,7 @@ import pytest
 
 import fade
 from fade import floor
-from fade.archive import COMPACT_OVERHEAD, method_of
+from fade.format.archive import COMPACT_OVERHEAD, method_of
 
 from conftest import corpus_file
 

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 import fade
-from fade import archive, codec, frames, profile
+from fade import profile, race
+from fade.format import archive, container, headers, legacy
 from fade.config import LEVELS, PRESETS, Level
 
 from conftest import REPO, decodes_here
@@ -39,29 +40,29 @@ def laid_out(fields):
 
 
 def test_document_tables_match_the_code():
-    assert documented_fields("### Fixed part") == laid_out(archive.FIXED_FIELDS)
-    assert documented_fields("## Compact archive") == laid_out(archive.COMPACT_FIELDS)
+    assert documented_fields("### Fixed part") == laid_out(headers.FIXED_FIELDS)
+    assert documented_fields("## Compact archive") == laid_out(headers.COMPACT_FIELDS)
     table = [(offset + archive.COMPACT_OVERHEAD, size, code, name)
-             for offset, size, code, name in laid_out(archive.FLOAT_FIELDS)]
+             for offset, size, code, name in laid_out(headers.FLOAT_FIELDS)]
     assert documented_fields("### Float table") == table
-    assert documented_fields("### Segment row") == laid_out(archive.SEGMENT_FIELDS)
+    assert documented_fields("### Segment row") == laid_out(headers.SEGMENT_FIELDS)
     table = [(offset + archive.COMPACT_OVERHEAD, size, code, name)
-             for offset, size, code, name in laid_out(archive.STATISTICS_FIELDS)]
+             for offset, size, code, name in laid_out(headers.STATISTICS_FIELDS)]
     assert documented_fields("### Statistics table") == table
-    for heading, fields in (("### Frames head", frames.HEAD_FIELDS),
-                            ("### Frame record", frames.RECORD_FIELDS),
-                            ("### Frame index", frames.INDEX_FIELDS),
-                            ("### Index row", frames.INDEX_ROW_FIELDS),
-                            ("### Index end", frames.INDEX_END_FIELDS),
-                            ("### Footer", frames.FOOTER_FIELDS)):
+    for heading, fields in (("### Frames head", container.HEAD_FIELDS),
+                            ("### Frame record", container.RECORD_FIELDS),
+                            ("### Frame index", container.INDEX_FIELDS),
+                            ("### Index row", container.INDEX_ROW_FIELDS),
+                            ("### Index end", container.INDEX_END_FIELDS),
+                            ("### Footer", container.FOOTER_FIELDS)):
         assert documented_fields(heading) == laid_out(fields), heading
-    assert f"Format version: **{archive.VERSION}**" in DOC
-    assert f"fixed part ({struct.calcsize('<' + ''.join(c for _, c in archive.FIXED_FIELDS))} B)" \
+    assert f"Format version: **{headers.VERSION}**" in DOC
+    assert f"fixed part ({struct.calcsize('<' + ''.join(c for _, c in headers.FIXED_FIELDS))} B)" \
         in DOC
     strings = re.findall(r"^\| \d+ \| (\w+) \| `", DOC, flags=re.M)
-    assert strings == archive.STRING_FIELDS
+    assert strings == headers.STRING_FIELDS
     methods = dict(re.findall(r"^\| (\d) \| (\w+) \| ", DOC.split("## Compact")[0], flags=re.M))
-    assert {int(code): name for code, name in methods.items()} == archive.METHODS
+    assert {int(code): name for code, name in methods.items()} == headers.METHODS
 
 
 def statistics_model(monkeypatch, name: str, model: int) -> None:
@@ -109,7 +110,7 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     assert raw["version"] == version and raw["flags"] == 0
     assert raw.get("method", 1) == 1
     assert raw["original_size"] == len(original)
-    assert raw["original_sha256"] == archive.sha256(original)
+    assert raw["original_sha256"] == headers.sha256(original)
     assert raw["header_size"] + raw["payload_size"] == len(blob)
     assert (raw["batch_size"], raw["seed"], raw["threads"]) == (4 if groups == 1 else 8, 0, 1)
     assert (raw["dtype"], raw["optimizer"], raw["determinism"], raw["device_kind"]) == (1, 1, 7, 0)
@@ -181,16 +182,16 @@ def test_golden_archive_reencodes_identically(name, monkeypatch):
     # golden file it must be equal; a portable payload is equal everywhere.
     # Versions 4 and 5 end before `coding`, 6 and 7 before `statistics_model`:
     # compare the fields they have.
-    fields = (archive.FIXED_FIELDS_V5 if header.version < 6 else
-              archive.FIXED_FIELDS_V7 if header.version < 8 else archive.FIXED_FIELDS)
+    fields = (legacy.fixed_fields(5) if header.version < 6 else
+              legacy.fixed_fields(7) if header.version < 8 else headers.FIXED_FIELDS)
     fixed = struct.Struct("<" + "".join(code for _, code in fields))
     numeric = {"header_size", "payload_size", "payload_crc32"}
     same_cpu = portable or _native_like_here(header)
-    if header.version < archive.VERSION:
+    if header.version < headers.VERSION:
         numeric |= {"version"}  # the same computation, written in today's format
     pinned = [i for i, (name, _) in enumerate(fields)
               if name != "header_size" and (same_cpu or name not in numeric)
-              and not (name == "version" and header.version < archive.VERSION)]
+              and not (name == "version" and header.version < headers.VERSION)]
     assert [fixed.unpack_from(again)[i] for i in pinned] == \
         [fixed.unpack_from(blob)[i] for i in pinned]
     assert fade.read_header(again).coding == header.coding
@@ -222,7 +223,7 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
     blob = (GOLDEN / f"v{version}-statistics.fade").read_bytes()
     original = (GOLDEN / f"v{version}-statistics.input").read_bytes()
     raw = _raw(blob, documented_fields("## Compact archive"))
-    assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, version, 6)
+    assert (raw["magic"], raw["version"], raw["method"]) == (headers.MAGIC, version, 6)
     assert raw["original_size"] == len(original)
     fields = documented_fields("### Statistics table")  # absolute offsets
     if version < 8:  # no model field (changelog)
@@ -242,9 +243,9 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
     # version; older ones hold the same stream of their model).
     again = fade.compress(original, level="fast")
     assert archive.unpack(again) == (dataclasses.replace(fade.read_header(blob),
-                                                         version=archive.VERSION),
+                                                         version=headers.VERSION),
                                      blob[stream_at:])
-    if version == archive.VERSION:
+    if version == headers.VERSION:
         assert again == blob
 
 
@@ -260,10 +261,10 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name, 
     statistics_model(monkeypatch, level, model)
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
-    assert header.statistics == codec.file_order(LEVELS[level].statistics, len(original))
+    assert header.statistics == race.file_order(LEVELS[level].statistics, len(original))
     assert header.statistics.model == model and not header.statistics.keyed
     assert fade.decompress(blob) == original
-    if archive.VERSION == 8:
+    if headers.VERSION == 8:
         assert fade.compress(original, level=level, method="statistics") == blob
 
 
@@ -273,7 +274,7 @@ def test_golden_frames_archive_at_documented_offsets(version):
     original = (GOLDEN / f"v{version}-frames.input").read_bytes()
     head = _raw(blob, documented_fields("### Frames head"))
     assert (head["magic"], head["version"], head["method"], head["flags"]) == \
-        (archive.MAGIC, version, 7, 0)
+        (headers.MAGIC, version, 7, 0)
     assert head["frame_size"] == 4096 and head["head_crc32"] == zlib.crc32(blob[:29])
     offset, position, methods = 0, 33, []
     for number in range(3):
@@ -294,9 +295,9 @@ def test_golden_frames_archive_at_documented_offsets(version):
     assert (index["tag"], index["frame_count"]) == (b"I", 3)
     end = _raw(blob[len(blob) - 16 - 52:], documented_fields("### Index end"))
     assert end["total_size"] == len(original)
-    assert end["original_sha256"] == archive.sha256(original)
+    assert end["original_sha256"] == headers.sha256(original)
     assert fade.decompress(blob) == original
-    if version == archive.VERSION:  # v7 frames hold v7 statistics archives (model 0)
+    if version == headers.VERSION:  # v7 frames hold v7 statistics archives (model 0)
         out = io.BytesIO()
         fade.compress_stream(io.BytesIO(original), out.write, level="fast", frame_size=4096)
         assert out.getvalue() == blob
@@ -307,11 +308,11 @@ def test_golden_compact_archive_at_documented_offsets(version):
     blob = (GOLDEN / f"v{version}-stored.fade").read_bytes()
     original = (GOLDEN / f"v{version}-stored.input").read_bytes()
     raw = _raw(blob, documented_fields("## Compact archive"))
-    assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, version, 0)
+    assert (raw["magic"], raw["version"], raw["method"]) == (headers.MAGIC, version, 0)
     assert raw["original_size"] == len(original)
     assert blob[archive.COMPACT_OVERHEAD:] == original
     assert fade.decompress(blob) == original
-    if version == archive.VERSION:
+    if version == headers.VERSION:
         assert fade.compress(original, method="stored") == blob
 
 
@@ -321,7 +322,7 @@ def test_golden_float_archives_at_documented_offsets(mode, version):
     blob = (GOLDEN / f"v{version}-floats-{mode}.fade").read_bytes()
     original = (GOLDEN / f"v{version}-floats-{mode}.input").read_bytes()
     raw = _raw(blob, documented_fields("## Compact archive"))
-    assert (raw["magic"], raw["version"], raw["method"]) == (archive.MAGIC, version, 5)
+    assert (raw["magic"], raw["version"], raw["method"]) == (headers.MAGIC, version, 5)
     assert raw["original_size"] == len(original)
     table = _raw(blob, documented_fields("### Float table"))  # absolute offsets
     rows = [_raw(blob[33 + 18 * i:], documented_fields("### Segment row"))
@@ -333,7 +334,7 @@ def test_golden_float_archives_at_documented_offsets(mode, version):
         assert 33 + 18 + 4 + rows[0]["stream_size"] == len(blob)
         again = fade.compress(original, method="floats", dtype="bf16", float_mode="fast",
                               float_codec="huffman")
-        if version == archive.VERSION:
+        if version == headers.VERSION:
             assert again == blob
         else:  # a new version number, the same stream (docs/format.md changelog):
             crc = 33 + 18  # all but the version byte and the table CRC that covers it
@@ -341,5 +342,5 @@ def test_golden_float_archives_at_documented_offsets(mode, version):
     else:  # npy: header bytes, then fp32; a nested archive follows the table
         assert table["source"] == 1 and [r["type"] for r in rows] == [0, 3]
         nested = blob[33 + 18 * 2 + 4:]
-        assert nested[:8] == archive.MAGIC
+        assert nested[:8] == headers.MAGIC
     decodes_here(blob, original)

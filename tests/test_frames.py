@@ -14,6 +14,7 @@ import pytest
 import fade
 from fade.cli.main import main
 from fade import frames
+from fade.format import container
 
 from conftest import corpus_file, fade_command, fade_env, one_error_line, run_fade
 
@@ -110,8 +111,8 @@ def test_info_lists_the_frames(tmp_path):
     assert f"frame 2: original {2 * FRAME}+{FRAME}" in text
 
 
-def _record_at(blob: bytes, frame: frames.Frame) -> int:
-    return frame.archive_offset - frames._RECORD.size
+def _record_at(blob: bytes, frame: container.Frame) -> int:
+    return frame.archive_offset - container.RECORD.size
 
 
 def _recrc(blob: bytearray, start: int, size: int) -> None:
@@ -128,12 +129,12 @@ def _damaged(blob: bytes, other: bytes) -> dict[str, bytes]:
     # frame 1's record says it holds one byte fewer, CRC recomputed
     bad = bytearray(blob)
     struct.pack_into("<Q", bad, _record_at(blob, f1) + 17, FRAME - 1)
-    _recrc(bad, _record_at(blob, f1), frames._RECORD.size)
+    _recrc(bad, _record_at(blob, f1), container.RECORD.size)
     cases["size disagrees"] = bytes(bad)
     # frame 1's record and the index say it starts one byte later
     bad = bytearray(blob)
     struct.pack_into("<Q", bad, _record_at(blob, f1) + 9, FRAME + 1)
-    _recrc(bad, _record_at(blob, f1), frames._RECORD.size)
+    _recrc(bad, _record_at(blob, f1), container.RECORD.size)
     cases["offset disagrees"] = bytes(bad)
     # frames 0 and 1 swapped, records and all (both are 4 KiB of text)
     start, middle, end = _record_at(blob, f0), _record_at(blob, f1), _record_at(blob, f2)
@@ -147,7 +148,7 @@ def _damaged(blob: bytes, other: bytes) -> dict[str, bytes]:
     # the whole original's SHA-256 can tell, after the last frame
     bad = bytearray(cases["foreign"])
     bad[middle + 33:middle + 41] = header.archive_id
-    _recrc(bad, middle, frames._RECORD.size)
+    _recrc(bad, middle, container.RECORD.size)
     cases["foreign, id forged"] = bytes(bad)
     return cases
 

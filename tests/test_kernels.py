@@ -16,7 +16,8 @@ import torch
 import torch.nn.functional as F
 
 from fade import kernels
-from fade.codec import Predictor, deterministic
+from fade.device import deterministic
+from fade.network import Predictor
 from fade.config import preset
 
 f32, f64 = np.float32, np.float64
@@ -109,7 +110,8 @@ def test_linear_and_bmm_match_torch():
 
 STEP = """
 import fade, torch
-from fade.codec import Predictor, deterministic
+from fade.device import deterministic
+from fade.network import Predictor
 from fade.config import preset
 with deterministic(1):
     predictor = Predictor(preset("tiny"), 8, seed=0, device=torch.device("cpu"),

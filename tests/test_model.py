@@ -6,7 +6,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from fade.config import PRESETS, ModelConfig, default_batch_size
-from fade.codec import Predictor
+from fade.network import Predictor
 from fade.model import FADE, paper_parameter_count
 
 

@@ -17,7 +17,7 @@ import pytest
 
 import fade
 import fade.pipeline
-from fade import archive
+from fade.format import archive
 from fade.config import MAX_CODER_THREADS, MAX_GROUPS
 
 from conftest import REPO, corpus_file, fade_command, fade_env, one_error_line, run_fade

@@ -13,7 +13,7 @@ import pytest
 
 import fade
 from fade import profile
-from fade.codec import check_replay
+from fade.device import check_replay
 from fade.errors import ProfileMismatchError, ReplayEnvironmentError
 
 from conftest import REPO, corpus_file, fade_env, one_error_line, run_fade
@@ -208,7 +208,7 @@ def test_other_settings_are_replayed_in_a_fresh_process(sample, tmp_path):
     with pytest.raises(ReplayEnvironmentError, match="ATEN_CPU_CAPABILITY=default"):
         fade.decompress(archive.read_bytes())
     # a replay that fails: one line, from the replay process, naming the file
-    from fade import archive as layout
+    from fade.format import archive as layout
 
     header, payload = layout.unpack(archive.read_bytes())
     wrong = tmp_path / "wrong.fade"
@@ -243,7 +243,7 @@ def test_a_failed_old_archive_names_the_cpu_it_was_made_on(monkeypatch):
     pinned capability here is the same."""
     import torch
 
-    from fade.codec import environment_differences
+    from fade.device import environment_differences
 
     header = fade.read_header((REPO / "tests" / "golden" / "v4-tiny.fade").read_bytes())
     assert header.cpu_capability == "AVX2"

@@ -1,4 +1,4 @@
-"""Frames as tasks of a Ray cluster (fade/cluster.py, `--ray`): a local Ray
+"""Frames as tasks of a Ray cluster (fade/pool.py and fade/cluster.py, `--ray`): a local Ray
 instance of two CPUs (started here, as `ray start --head` would on one
 machine) codes the frames into the archive a local run writes, a task whose
 worker is killed mid-frame is run again, and the CLI reaches the cluster by
@@ -20,7 +20,7 @@ from fade import frames
 from conftest import corpus_file, one_error_line, run_fade
 
 FRAME = 4096
-TASK_TITLE = b"ray::_code_frame"  # Ray's process title for a worker running a frame
+TASK_TITLE = b"ray::code_frame"  # Ray's process title for a worker running a frame
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import fade
-from fade import archive, codec, statistics
+from fade import race, statistics
+from fade.format import archive, headers
 from fade.config import LEVELS, StatisticsConfig, batch_size_for
 
 from conftest import corpus_file, one_error_line, run_fade
@@ -228,7 +229,7 @@ def test_a_hybrid_archive_beats_the_network_alone():
     # and with method auto the default level writes theirs (the encoder tries
     # both): its own statistics (model 1) alone, in file order.
     alone = fade.compress(text, level="default", method="statistics")
-    assert fade.read_header(alone).statistics == codec.file_order(
+    assert fade.read_header(alone).statistics == race.file_order(
         LEVELS["default"].statistics, len(text))
     assert fade.read_header(alone).statistics.model == 1
     assert len(archive.unpack(hybrid)[1]) < 1.2 * len(archive.unpack(alone)[1])
@@ -237,7 +238,7 @@ def test_a_hybrid_archive_beats_the_network_alone():
 
 
 def test_race_stops_where_the_network_saves_too_little():
-    race = codec.Race({100: (10_000, 0.5)}, lockstep_bits=50_000, fast_bits=45_000)
+    race = fade.race.Race({100: (10_000, 0.5)}, lockstep_bits=50_000, fast_bits=45_000)
     assert race.need == pytest.approx(0.1)  # the network must save 10% to win
     assert race.lost(100, 9_600)  # 4% saved so far: under half the need
     assert not race.lost(100, 9_400)  # 6%
@@ -263,7 +264,7 @@ def test_statistics_archive_damage_is_one_line(tmp_path):
     table = archive.COMPACT_OVERHEAD
     bad_bits = bytearray(blob)
     bad_bits[table] = 30  # table_bits outside 10..26, header CRC recomputed
-    crc_at = table + struct.calcsize("<" + "".join(code for _, code in archive.STATISTICS_FIELDS))
+    crc_at = table + struct.calcsize("<" + "".join(code for _, code in headers.STATISTICS_FIELDS))
     struct.pack_into("<I", bad_bits, crc_at, zlib.crc32(bytes(bad_bits[:crc_at])))
     cases = {"t": blob[:-7], "c": blob[:40] + bytes([blob[40] ^ 1]) + blob[41:],
              "b": bytes(bad_bits)}

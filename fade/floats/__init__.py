@@ -8,9 +8,9 @@ each float segment is coded in one of two modes:
 - fast: exponents by an exponent codec (`codecs`: window7, top16, huffman,
   rlh, or the smallest by estimate), sign and mantissa raw. Hundreds of MB/s.
 - strong: the values cut into byte planes (`layout.planes`) that the learned
-  model then codes as one byte stream (fade.codec nests a whole archive).
+  model then codes as one byte stream (fade.single nests a whole archive).
 
-`fade.codec` builds the archive (`fade.archive.pack_floats`); this package
+`fade.single` builds the archive (`fade.format.archive.pack_floats`); this package
 only transforms bytes. Every function here is exact on every bit pattern.
 """
 
@@ -21,7 +21,7 @@ import struct
 import numpy as np
 from fade.lazy import torch
 
-from fade.archive import Segment
+from fade.format.headers import Segment
 from fade.errors import CorruptArchiveError, FadeError
 from fade.floats import on_device
 from fade.floats.codecs import CODEC_NAMES, DECODERS, ENCODERS, SAMPLE, choose

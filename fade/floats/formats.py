@@ -1,6 +1,6 @@
 """Where the floats are in a file: raw arrays, .npy and .safetensors.
 
-A file is cut into segments (`fade.archive.Segment`): plain bytes (headers,
+A file is cut into segments (`fade.format.headers.Segment`): plain bytes (headers,
 integer tensors, gaps) and runs of float values of one type. Containers are
 recognised by content, not by name, and their headers stay plain bytes, so
 the original comes back byte for byte. A file that looks like a container
@@ -15,7 +15,7 @@ import json
 import math
 import struct
 
-from fade.archive import Segment
+from fade.format.headers import Segment
 from fade.errors import FadeError
 from fade.floats.layout import FLOAT_TYPES, float_type
 

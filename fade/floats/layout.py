@@ -30,7 +30,7 @@ from fade.errors import FadeError
 
 @dataclass(frozen=True)
 class FloatType:
-    name: str  # as in the archive's segment table (fade.archive.SEGMENT_TYPES)
+    name: str  # as in the archive's segment table (fade.format.headers.SEGMENT_TYPES)
     bits: int  # N
     exponent_bits: int  # E
     mantissa_bits: int  # M

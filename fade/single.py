@@ -1,0 +1,442 @@
+"""One archive: the method chosen for an input (`Settings` -> `Plan`), the
+coding it runs, and the decoding of any single archive.
+
+`compress` turns its keyword arguments into `Settings`, one frozen object
+for every choice (as python-zstandard's ZstdCompressor holds its
+parameters); `Settings.plan` decides, before any coding, what runs and
+where (a `Plan`, which the command line prints under -vv); then the bytes
+decide the rest: float data, the size floor (fade.floor), the statistics
+alone against the hybrid (fade.race). Which method a level means is said in
+one place, config.LEVELS.
+
+A frames archive (many single archives in a container) is read by
+fade.frames, which calls `decompress` for each of its frames.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import zlib
+from dataclasses import dataclass
+
+from fade import floats, floor, lockstep, race, statistics
+from fade import profile as profiles
+from fade.codings import coding_for
+from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, ModelConfig,
+                         StatisticsConfig, batch_size_for, check_memory, check_threads,
+                         coder_threads_for, default_threads, format_bytes, groups_for,
+                         level as named_level, preset)
+from fade.device import (check_replay, choose_profile, decode_device, device_name,
+                         failure_cause, resolve_device)
+from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError
+from fade.format.archive import COMPACT_OVERHEAD, pack, pack_floats, unpack
+from fade.format.headers import (FLOATS, LEARNED, METHODS, STATISTICS, AnyHeader, CompactHeader,
+                                 FloatHeader, Header, StatisticsHeader, sha256)
+from fade.lazy import torch
+from fade.lockstep import Layout, Progress, StepTimings, Stopped
+from fade.version import __version__
+
+# "auto": the learned model, unless the size floor (fade.floor) says it cannot win
+# or its archive comes out larger than the stored data.
+METHOD_CHOICES = ("auto",) + tuple(METHODS.values())
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What compressing `length` bytes runs, decided from the Settings
+    before any coding: the statistics alone in file order (`alone`), or a
+    network (`model`, with the hybrid's `statistics` or alone) and where and
+    how it runs. Float data and the size floor are decided later, from the
+    bytes themselves."""
+
+    length: int
+    level: str | None = None
+    alone: StatisticsConfig | None = None  # the statistics alone, in file order: no network
+    model: ModelConfig | None = None
+    preset: str | None = None  # the preset's name; None for a model given whole
+    statistics: StatisticsConfig | None = None  # the hybrid's, sized; None: the network alone
+    device: torch.device | None = None
+    device_name: str = ""
+    profile: str = ""  # the numeric profile (fade.profile)
+    batch: int = 0
+    groups: int = 0
+    threads: int = 0  # torch's intra-op threads, recorded in the archive
+    coder_threads: int = 0  # coder workers beside the model: speed only
+
+    def __str__(self) -> str:
+        if self.alone is not None:
+            tables = format_bytes(self.alone.memory_bytes(self.length))
+            return f"compressing with the statistics alone (level {self.level}), {tables} of tables"
+        coding = "the network alone" if self.statistics is None else \
+            f"the hybrid with statistics model {self.statistics.model}"
+        return (f"compressing on {self.device.type} ({self.device_name}), profile {self.profile}, "
+                f"preset {self.preset or 'custom'}, batch {self.batch}, {self.groups} groups, "
+                f"{self.threads} threads, {self.coder_threads} coder threads, {coding}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every choice `compress` takes, each defaulting as its docstring says."""
+
+    model: ModelConfig | None = None
+    preset_name: str | None = None
+    batch_size: int | None = None
+    device: str = "auto"
+    threads: int | None = None
+    seed: int = 0
+    method: str = "auto"
+    dtype: str = "auto"
+    float_mode: str = "off"
+    float_codec: str = "auto"
+    groups: int | None = None
+    coder_threads: int | None = None
+    memory_limit: int | None = None
+    native: bool = False
+    level: str | None = None
+
+    def plan(self, length: int) -> Plan:
+        """The Plan for `length` bytes; a FadeError for any choice that is
+        wrong or does not fit (memory, threads), before anything is built."""
+        if self.method not in METHOD_CHOICES:
+            raise FadeError(f"unknown method {self.method!r} (choose from "
+                            f"{', '.join(METHOD_CHOICES)})")
+        if self.float_mode not in floats.MODES:
+            raise FadeError(f"unknown float mode {self.float_mode!r} (choose from "
+                            f"{', '.join(floats.MODES)})")
+        model, preset_name, level = self.model, self.preset_name, self.level
+        if self.method == STATISTICS:
+            if model is not None or preset_name:
+                raise FadeError("method statistics is the level's statistics alone, in file "
+                                "order: it takes no preset")
+            level = level or "fast"
+        if level is None and model is None and not preset_name:
+            level = DEFAULT_LEVEL
+        chosen = named_level(level) if level is not None else None
+        if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
+            if model is not None or preset_name:
+                raise FadeError(f"level {level} runs no network: it takes no preset")
+            return Plan(length, level, alone=race.file_order(chosen.statistics, length))
+        if model is None:
+            preset_name = preset_name or (chosen.preset if chosen else None) or DEFAULT_PRESET
+            model = preset(preset_name)
+        model.validate()
+        device = resolve_device(self.device)
+        numerics = choose_profile(device, self.native)
+        batch = batch_size_for(length, self.batch_size, preset_name, device.type)
+        threads = self.threads or default_threads(model, batch, torch.get_num_threads())
+        if not 1 <= threads <= MAX_THREADS:
+            raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
+        groups = groups_for(batch, self.groups, device.type)
+        mixing = chosen.statistics if chosen is not None else None
+        if mixing is not None:
+            mixing = mixing.sized(-(-length // max(groups, 1)))
+        check_memory(model, batch, self.memory_limit, mixing, length, groups)
+        coder_threads_for(1, self.coder_threads)  # a bad request fails here, before any work
+        if self.method == FLOATS and self.float_mode == "off":
+            raise FadeError("method floats needs float mode fast or strong (--floats)")
+        return Plan(length, level, None, model, preset_name, mixing, device, device_name(device),
+                    numerics, batch, groups, threads,
+                    coder_threads_for(groups, self.coder_threads, device.type, os.cpu_count()))
+
+
+def plan(length: int, **options) -> Plan:
+    """The Plan `compress` makes for `length` bytes with keyword arguments
+    `options` (its `progress` and `profile` play no part)."""
+    options.pop("progress", None)
+    options.pop("profile", None)
+    return Settings(**options).plan(length)
+
+
+def compress(data: bytes, *, progress: Progress | None = None,
+             profile: StepTimings | None = None, **settings) -> bytes:
+    """Compress `data` into a self-describing archive (see docs/format.md):
+    equivalent to `compress_with(Settings(**settings), data, progress, profile)`.
+
+    `level` (config.LEVELS) picks what predicts: "fast" is the context-mixing
+    statistics alone, in file order (fade.statistics); "default" and "max"
+    the hybrid. With no level, model or preset, the default level
+    (config.DEFAULT_LEVEL) is used; a model or preset without a level runs
+    the network alone.
+
+    `model` or `preset_name` picks the network (default: the level's
+    preset); `batch_size` defaults to `config.default_batch_size` for the
+    size, preset and device; `threads` defaults to torch's current intra-op
+    thread count, or 1 where the model's step is too small to share
+    (`config.default_threads`). Cost: one forward, backward and Adam step per
+    ceil(len(data) / batch_size) bytes.
+
+    `groups` (default per device, `config.DEFAULT_GROUPS`) cuts the batch
+    into groups with a coder and payload each, which decoders overlap with
+    the model and decode in parallel; it is recorded in the archive.
+    `coder_threads` (default `config.coder_threads_for`) is how many coder
+    workers run beside the model: it changes the speed, not the archive.
+    `profile`: a StepTimings to fill with per-step timings. `memory_limit`
+    (default `config.DEFAULT_MEMORY_LIMIT`): a model that would need more is
+    refused before it is built, as decoders refuse it.
+
+    The model computes in the portable profile (fade.profile: the archive
+    decodes on any x86-64 machine with AVX2 and the same torch build)
+    unless `native` (torch's fastest kernels: it decodes on machines like
+    this one), on a GPU, or on a CPU the portable profile does not cover.
+
+    `method` "auto" runs the model unless the input is too small or looks
+    random (then, and whenever the model's archive would be larger than the
+    stored data, the smallest compact archive is written, at most 23 bytes
+    over the input); "fade" always runs the model; "stored", "deflate",
+    "bzip2" and "xz" force that compact method.
+
+    Float data: with `float_mode` "fast" or "strong", methods "auto" and
+    "floats" look for floats (`dtype`: "auto" finds .npy and .safetensors
+    files by content, a type name reads a raw array, "none" never splits) and
+    write a "floats" archive: "fast" codes the exponents with `float_codec`
+    and keeps sign and mantissa raw; "strong" codes byte planes with the
+    network alone (a nested archive). "off" (the default) codes float data
+    as bytes. A broken container header counts as plain bytes.
+    """
+    return compress_with(Settings(**settings), data, progress, profile)
+
+
+def compress_with(settings: Settings, data: bytes, progress: Progress | None = None,
+                  timings: StepTimings | None = None) -> bytes:
+    """`data` compressed with `settings` (see `compress`)."""
+    plan = settings.plan(len(data))
+    method = settings.method
+    if plan.alone is not None:
+        return _compress_alone(data, plan.alone, method, settings.memory_limit, progress)
+    if method in ("auto", FLOATS) and settings.float_mode != "off":
+        try:
+            found = floats.find(data, settings.dtype)
+        except floats.NotAContainer:
+            found = None
+        if found is not None:
+            archive = _compress_floats(data, *found, settings, plan, progress, timings)
+            return _at_most_floor(data, archive, method, stored=True)
+        if method == FLOATS:
+            raise FadeError("no float data found (use --dtype for a raw array)")
+    if method not in ("auto", LEARNED):
+        return floor.compress(data, method)
+    if method == "auto" and not floor.model_worthwhile(data):
+        return floor.compress(data)
+    alone, referee = None, None
+    if method == "auto" and plan.statistics is not None:
+        # The statistics alone in file order cost a small fraction of the
+        # hybrid's time and win where the network has too little data to
+        # learn from; coded first, they also stop a hybrid losing to them.
+        alone, referee = race.against_hybrid(data, Layout(len(data), plan.batch, plan.groups),
+                                             plan.statistics, settings.memory_limit)
+    try:
+        archive = _compress_learned(data, plan, settings.seed, progress, timings, referee)
+    except Stopped:
+        if progress is not None:
+            progress(len(data), len(data), 8.0 * len(alone))
+        return alone
+    if alone is not None:
+        archive = min(archive, alone, key=len)
+    return _at_most_floor(data, archive, method)
+
+
+def _at_most_floor(data: bytes, archive: bytes | None, method: str,
+                   stored: bool = False) -> bytes:
+    """The archive to write: `archive`, unless it is missing (the
+    statistics could not code `data`) or, with method "auto", no smaller
+    than the stored data with a compact header; then the size floor's
+    smallest archive where it is smaller, or with `stored` (a floats
+    archive) the stored data outright."""
+    if archive is not None and (method != "auto" or len(archive) < len(data) + COMPACT_OVERHEAD):
+        return archive
+    if stored:
+        return floor.compress(data, "stored")
+    return min(filter(None, (archive, floor.compress(data))), key=len)
+
+
+def _compress_alone(data: bytes, config: StatisticsConfig, method: str,
+                    memory_limit: int | None, progress: Progress | None) -> bytes:
+    """Level fast: a "statistics" archive, or with method "auto" the size
+    floor where it is smaller or the statistics cannot win."""
+    if method not in ("auto", STATISTICS):
+        return floor.compress(data, method)
+    if method == "auto" and not floor.model_worthwhile(data):
+        return floor.compress(data)
+    report = None if progress is None else (lambda done, bits: progress(done, len(data), bits))
+    return _at_most_floor(data, race.statistics_archive(data, config, memory_limit, report),
+                          method)
+
+
+def _compress_floats(data: bytes, source: str, segments: list, settings: Settings, plan: Plan,
+                     progress: Progress | None, timings: StepTimings | None) -> bytes:
+    """A "floats" archive; strong mode nests an archive of the byte planes
+    made by the network alone, with the plan's model and threads."""
+    if settings.float_mode == "fast":
+        segments, payload = floats.encode_fast(data, segments, settings.float_codec,
+                                               resolve_device(settings.device))
+    else:
+        nested = Settings(model=plan.model, preset_name=plan.preset,
+                          batch_size=settings.batch_size, device=settings.device,
+                          threads=plan.threads, seed=settings.seed, groups=settings.groups,
+                          coder_threads=settings.coder_threads,
+                          memory_limit=settings.memory_limit, native=settings.native,
+                          method="auto", dtype="none")
+        payload = compress_with(nested, floats.to_planes(data, segments), progress, timings)
+    return pack_floats(settings.float_mode, source, tuple(segments), data, payload)
+
+
+def _compress_learned(data: bytes, plan: Plan, seed: int, progress: Progress | None,
+                      timings: StepTimings | None, referee: race.Race | None) -> bytes:
+    """A learned archive of `data` as `plan` says (the network, or the hybrid)."""
+    payloads: list[bytes] = []
+    if data:
+        payloads = lockstep.encode(
+            data, Layout(len(data), plan.batch, plan.groups), plan.model, seed, plan.device,
+            plan.threads, plan.profile == profiles.PORTABLE, coding_for(plan.statistics),
+            plan.coder_threads, progress, timings, referee)
+    machine = profiles.here(plan.device.type, plan.device_name, plan.profile)
+    header = Header(
+        original_size=len(data), original_sha256=sha256(data), batch_size=plan.batch,
+        seed=seed, model=plan.model, threads=plan.threads, fade_version=__version__,
+        preset=plan.preset or "", groups=len(payloads),
+        group_payload_sizes=tuple(len(payload) for payload in payloads),
+        statistics=plan.statistics, **dataclasses.asdict(machine))
+    return pack(header, b"".join(payloads))
+
+
+# -- decoding ----------------------------------------------------------------
+
+def read_header(archive: bytes) -> AnyHeader:
+    """Parse and check a single archive's header (and a learned one's
+    payload checksum)."""
+    return unpack(archive)[0]
+
+
+def model_header(archive: bytes) -> Header | None:
+    """The learned header that decoding `archive` runs the model with: its
+    own, or a strong floats archive's nested one; None if no model runs."""
+    return _model_header(*unpack(archive))
+
+
+def _model_header(header: AnyHeader, payload: bytes) -> Header | None:
+    if isinstance(header, FloatHeader) and header.mode == "strong":
+        header = _unpack_nested(payload)[0]
+    return header if isinstance(header, Header) else None
+
+
+def check_archive(archive: bytes, memory_limit: int | None = None,
+                  max_threads: int | None = None, device: str = "auto") -> Header | None:
+    """Everything a decoder checks before any work: the header field by
+    field (fade.format.archive.unpack), the model it asks for against
+    `memory_limit` (default `config.DEFAULT_MEMORY_LIMIT`), its thread
+    count against `max_threads` (default `config.thread_limit` of this
+    machine), and its numeric profile against this machine and process on
+    `device` (fade.device.check_replay). Returns `model_header(archive)`;
+    builds and allocates nothing."""
+    return _checked_model_header(*unpack(archive), memory_limit, max_threads, device)
+
+
+def _checked_model_header(header: AnyHeader, payload: bytes,
+                          memory_limit: int | None, max_threads: int | None,
+                          device: str) -> Header | None:
+    if isinstance(header, StatisticsHeader):
+        race.check_memory(header.statistics, header.original_size, memory_limit)
+    learned = _model_header(header, payload)
+    if learned is not None and learned.original_size:
+        check_memory(learned.model, learned.batch_size, memory_limit, learned.statistics,
+                     learned.original_size, learned.groups)
+        check_threads(learned.threads, max_threads, os.cpu_count())
+        check_replay(learned, decode_device(learned, device))
+    return learned
+
+
+def _unpack_nested(payload: bytes) -> tuple[Header | CompactHeader, bytes]:
+    """unpack() of a strong floats archive's nested archive, which is never
+    another floats archive (so damage cannot make decoding recurse)."""
+    header, nested_payload = unpack(payload)
+    if isinstance(header, FloatHeader):
+        raise CorruptArchiveError("a floats archive nests another floats archive")
+    return header, nested_payload
+
+
+def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | None = None,
+               memory_limit: int | None = None, max_threads: int | None = None,
+               progress: Progress | None = None, profile: StepTimings | None = None) -> bytes:
+    """Decode a single archive made by `compress`, verified against its
+    SHA-256 (a compact, statistics or floats archive: its CRC-32).
+
+    `coder_threads`: coder workers (default `config.coder_threads_for`);
+    any number decodes any archive. Nothing is built before the checks of
+    `check_archive` pass (with `memory_limit` and `max_threads`)."""
+    coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
+    header, payload = unpack(archive)
+    _checked_model_header(header, payload, memory_limit, max_threads, device)
+    return _decode(header, payload, device, progress, coder_threads, profile)
+
+
+def _decode(header: AnyHeader, payload: bytes, device: str,
+            progress: Progress | None, coder_threads: int | None = None,
+            timings: StepTimings | None = None) -> bytes:
+    """Decode an unpacked archive: its header and payload."""
+    if isinstance(header, CompactHeader):
+        return floor.decompress(header, payload)
+    if isinstance(header, StatisticsHeader):
+        return _decompress_statistics(header, payload, progress)
+    if isinstance(header, FloatHeader):
+        return _decompress_floats(header, payload, device, progress, coder_threads, timings)
+    return _decompress_learned(header, payload, device, progress, coder_threads, timings)
+
+
+def _decompress_learned(header: Header, payload: bytes, device: str, progress: Progress | None,
+                        coder_threads: int | None, timings: StepTimings | None) -> bytes:
+    torch_device = decode_device(header, device)
+    data = b""
+    if header.original_size:
+        bounds = [0]
+        for size in header.group_payload_sizes:
+            bounds.append(bounds[-1] + size)
+        payloads = [payload[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        try:
+            data = lockstep.decode(
+                payloads, Layout(header.original_size, header.batch_size, header.groups),
+                header.model, header.seed, torch_device, header.threads,
+                header.profile == profiles.PORTABLE, coding_for(header.statistics), coder_threads,
+                progress, timings)
+        except CorruptArchiveError as error:
+            # Every CRC held, so where the encoding machine differs from
+            # this one the likelier cause is other probabilities.
+            cause = failure_cause(header, torch_device)
+            if cause is None:
+                raise
+            raise ChecksumMismatchError(f"decoding failed ({error}); likely cause: {cause}"
+                                        ) from None
+    if sha256(data) != header.original_sha256:
+        cause = failure_cause(header, torch_device) or (
+            "the archive is damaged, or this build of torch is not deterministic here"
+            if header.profile != profiles.PORTABLE else
+            "the archive is damaged in a way its CRC-32s missed, or a bug in fade: a portable "
+            "archive replays on any machine that passed the profile check (please report it)")
+        raise ChecksumMismatchError(f"decoded data fails the SHA-256 check; likely cause: {cause}")
+    return data
+
+
+def _decompress_statistics(header: StatisticsHeader, payload: bytes,
+                           progress: Progress | None) -> bytes:
+    size = header.original_size
+    report = None if progress is None else (lambda done, bits: progress(done, size, bits))
+    data = statistics.decode_file(payload, size, header.statistics, report)
+    if zlib.crc32(data) != header.original_crc32:
+        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged, "
+                                    "or a bug in fade: the statistics decode alike on any "
+                                    "machine)")
+    return data
+
+
+def _decompress_floats(header: FloatHeader, payload: bytes, device: str,
+                       progress: Progress | None, coder_threads: int | None,
+                       timings: StepTimings | None) -> bytes:
+    if header.mode == "fast":  # on the CPU unless a GPU is asked for
+        data = floats.decode_fast(header.segments, payload,
+                                  None if device == "auto" else resolve_device(device))
+    else:
+        planes = _decode(*_unpack_nested(payload), device, progress, coder_threads, timings)
+        data = floats.from_planes(planes, header.segments)
+    if len(data) != header.original_size or zlib.crc32(data) != header.original_crc32:
+        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged)")
+    return data
