@@ -21,7 +21,8 @@ LARGE_FLOAT_FILE = 16 * 1024 * 1024  # above this, suggest --floats fast for ten
 
 @dataclass(frozen=True)
 class Settings:
-    """The compression options of the command line, as fade.compress takes them."""
+    """The compression options of the command line (fade.single.Settings is
+    built from them, per frame, inside fade.frames.compress_stream)."""
 
     level: str | None
     preset: str | None
@@ -38,7 +39,6 @@ class Settings:
     @property
     def runs_network(self) -> bool:
         return self.level is None or LEVELS[self.level].preset is not None
-
 
 
 def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) -> int:

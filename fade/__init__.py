@@ -2,8 +2,8 @@
 
 The library: `compress(data) -> archive bytes` (fade.single), `decompress(archive)
 -> data` (any archive, and archives one after another: fade.members);
-`compress_stream` and `decompress_stream` code files of any size frame by
-frame (fade.frames); `open`, `FadeFile`, `FadeCompressor` and
+`compress_stream` (fade.frames) and `decompress_stream` (fade.members) code
+files of any size frame by frame; `open`, `FadeFile`, `FadeCompressor` and
 `FadeDecompressor` are the file object and incremental coders (fade.api).
 It never imports click or tqdm; progress is reported through a callback.
 """
@@ -17,9 +17,9 @@ from fade.version import __version__  # noqa: E402
 from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
 from fade.format.headers import CompactHeader, Header  # noqa: E402
-from fade.frames import compress_stream, decompress_stream, read_header  # noqa: E402
+from fade.frames import compress_stream, read_header  # noqa: E402
 from fade.single import compress  # noqa: E402
-from fade.members import decompress  # noqa: E402  (archives one after another, too)
+from fade.members import decompress, decompress_stream  # noqa: E402  (one after another, too)
 from fade.api import FadeCompressor, FadeDecompressor, FadeFile, open  # noqa: E402
 
 __all__ = [
