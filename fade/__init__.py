@@ -4,7 +4,8 @@ The library: `compress(data) -> archive bytes` (fade.single), `decompress(archiv
 -> data` (any archive, and archives one after another: fade.members);
 `compress_stream` (fade.frames) and `decompress_stream` (fade.members) code
 files of any size frame by frame; `open`, `FadeFile`, `FadeCompressor` and
-`FadeDecompressor` are the file object and incremental coders (fade.api).
+`FadeDecompressor` are the file object (fade.api) and the incremental coders
+(fade.incremental).
 It never imports click or tqdm; progress is reported through a callback.
 """
 
@@ -20,7 +21,8 @@ from fade.format.headers import CompactHeader, Header  # noqa: E402
 from fade.frames import compress_stream, read_header  # noqa: E402
 from fade.single import compress  # noqa: E402
 from fade.members import decompress, decompress_stream  # noqa: E402  (one after another, too)
-from fade.api import FadeCompressor, FadeDecompressor, FadeFile, open  # noqa: E402
+from fade.api import FadeFile, open  # noqa: E402
+from fade.incremental import FadeCompressor, FadeDecompressor  # noqa: E402
 
 __all__ = [
     "__version__",

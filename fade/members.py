@@ -294,7 +294,8 @@ def _read_statistics(source: Source, head: bytes, version: int, size: int, crc: 
             break
         except FadeError:
             more = source.read_some(limit - len(stream)) if len(stream) < limit else b""
-            if not more:
+            if not more:  # all there is: as the last archive, its CRC-32 names the damage
+                unpack(head + stream)
                 raise
             stream += more
     source.unread(stream[used:])

@@ -154,7 +154,10 @@ def _damaged(blob: bytes, other: bytes) -> dict[str, bytes]:
 
 
 # What the error line names: read from a file, the index is checked first.
-REASONS = {"truncated index": ("index",), "size disagrees": ("frame 1: its archive holds",),
+# (From a file the index is found by walking the records from the archive's
+# head, which may meet a moved frame before its archive: "out of place".)
+REASONS = {"truncated index": ("index",),
+           "size disagrees": ("frame 1: its archive holds", "out of place"),
            "offset disagrees": ("out of place",), "swapped": ("out of place",),
            "foreign": ("another archive", "index"),
            "foreign, id forged": ("index", "SHA-256")}
