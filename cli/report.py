@@ -113,25 +113,31 @@ def _plain_member(file, left: int) -> tuple[object, int]:
     return unpack(archive)[0], len(archive)
 
 
-def list_files(files: tuple[str, ...], verbosity: int) -> int:
-    """`fade -l`: a row per archive (one per member of a concatenation) and,
-    for more than one, a total row, like `xz -l` and `zstd -l`."""
-    status = EXIT_OK
-    rows = []
-    for path in files or (STDIO,):
+def _archives_of(files: tuple[str, ...]) -> tuple[int, list[tuple[str, list]]]:
+    """(name, [(header, size), ...]) of each file that reads, and the exit
+    status: an error for each that does not (said in one line)."""
+    status, found = EXIT_OK, []
+    for path in files:
         name = "stdin" if path == STDIO else path
         try:
-            members = _members(path)
+            found.append((name, _members(path)))
         except UserError as error:
             say(str(error))
             status = EXIT_ERROR
-            continue
         except fade.FadeError as error:
             say(f"{name}: {error}")
             status = EXIT_ERROR
-            continue
-        for number, (header, size) in enumerate(members):
-            label = name if len(members) == 1 else f"{name} [{number + 1}/{len(members)}]"
+    return status, found
+
+
+def list_files(files: tuple[str, ...], verbosity: int) -> int:
+    """`fade -l`: a row per archive (one per member of a concatenation) and,
+    for more than one, a total row, like `xz -l` and `zstd -l`."""
+    status, found = _archives_of(files or (STDIO,))
+    rows = []
+    for name, archives in found:
+        for number, (header, size) in enumerate(archives):
+            label = name if len(archives) == 1 else f"{name} [{number + 1}/{len(archives)}]"
             count = len(header.frames) if isinstance(header, FramesHeader) else 1
             rows.append((size, header.original_size, level_of(header), count, label))
     if rows:
@@ -140,7 +146,7 @@ def list_files(files: tuple[str, ...], verbosity: int) -> int:
         for row in rows:
             click.echo(_row(*row))
         if len(rows) > 1:
-            click.echo(_row(sum(r[0] for r in rows), sum(r[1] for r in rows), "", 
+            click.echo(_row(sum(r[0] for r in rows), sum(r[1] for r in rows), "",
                             sum(r[3] for r in rows), f"({len(rows)} archives)"))
     return status
 
@@ -154,22 +160,11 @@ def _row(size: int, original: int, method: str, count: int, name: str) -> str:
 def info_files(files: tuple[str, ...]) -> int:
     """`fade info`: every header field of each archive (a frames archive's
     index and its frames)."""
-    status = EXIT_OK
-    for path in files:
-        name = "stdin" if path == STDIO else path
-        try:
-            members = _members(path)
-        except UserError as error:
-            say(str(error))
-            status = EXIT_ERROR
-            continue
-        except fade.FadeError as error:
-            say(f"{name}: {error}")
-            status = EXIT_ERROR
-            continue
-        for number, (header, size) in enumerate(members):
-            click.echo(f"{name}:" if len(members) == 1 else
-                       f"{name} [archive {number + 1} of {len(members)}]:")
+    status, found = _archives_of(files)
+    for name, archives in found:
+        for number, (header, size) in enumerate(archives):
+            click.echo(f"{name}:" if len(archives) == 1 else
+                       f"{name} [archive {number + 1} of {len(archives)}]:")
             click.echo(f"  archive_size: {size}")
             for key, value in header.fields().items():
                 click.echo(f"  {key}: {value}")
