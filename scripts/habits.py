@@ -107,7 +107,7 @@ def main() -> None:
         cells = [run(tool, command, check, bin_dir / "work", sample) for tool in TOOLS]
         shown = command.replace("PTY_STDOUT ", "").replace("PTY_STDIN ", "").replace(
             "|", "\\|")
-        print(f"| {habit} | `{shown}` | " + " | ".join(cells) + " |")
+        print(f"| {habit.replace('|', chr(92) + '|')} | `{shown}` | " + " | ".join(cells) + " |")
     shutil.rmtree(bin_dir, ignore_errors=True)
 
 
