@@ -8,12 +8,11 @@ import os
 import pty
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, corpus_file, fade_command, fade_env, one_error_line, run_fade
+from conftest import corpus_file, fade_command, fade_env, one_error_line, run_fade
 
 FAST = ("--level", "fast", "-q")
 # The hybrid at CI cost: the tiny network, forced, few steps.
