@@ -15,8 +15,8 @@ from fade.device import decode_device, environment_differences
 from fade.frames import check_archive, read_header
 from fade.lockstep import StepTimings
 from fade.config import coder_threads_for
-from fade.errors import FadeError, FormatError, ReplayEnvironmentError
-from fade.members import PREFIX_SIZE, Source, read_archive
+from fade.errors import FadeError, ReplayEnvironmentError
+from fade.members import PREFIX_SIZE, Source, locate, read_archive, trailing_bytes
 from fade.lazy import torch
 from fade.profile import NATIVE
 
@@ -68,14 +68,12 @@ class Decoder:
                 if not magic:
                     return
                 if magic != MAGIC:
-                    raise FormatError(f"unexpected bytes after archive {number} (at byte "
-                                      f"{offset})")
+                    raise trailing_bytes(number, offset)
             number += 1
             try:
                 self._one(reader, sink, make_bar, path, offset)
             except FadeError as error:
-                if number > 1:
-                    error.args = (f"archive {number} (at byte {offset}): {error}",)
+                locate(error, number, offset)
                 raise
 
     def _one(self, reader: Source, sink, make_bar, path: str, offset: int) -> None:

@@ -15,8 +15,8 @@ from fade import frames
 from fade.format.archive import method_of, unpack
 from fade.format.container import FramesHeader
 from fade.format.headers import MAGIC, STATISTICS, FloatHeader, Header, StatisticsHeader
-from fade.errors import FadeError, FormatError
-from fade.members import PREFIX_SIZE, Source, read_archive
+from fade.errors import FadeError
+from fade.members import PREFIX_SIZE, Source, read_archive, trailing_bytes
 from fade.config import LEVELS
 
 # Up to this many bytes at the end of a file are read whole to check
@@ -80,7 +80,7 @@ def members(file) -> list[tuple[object, int]]:
         file.seek(offset)
         prefix = file.read(PREFIX_SIZE)
         if found and not prefix.startswith(MAGIC):
-            raise FormatError(f"unexpected bytes after archive {len(found)} (at byte {offset})")
+            raise trailing_bytes(len(found), offset)
         if frames.is_frames(prefix):
             size = frames.archive_length(file, offset)
             header = frames.read_index(file, start=offset)

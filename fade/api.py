@@ -35,7 +35,7 @@ from typing import BinaryIO
 from fade import frames, members
 from fade.format.archive import unpack
 from fade.format.headers import MAGIC
-from fade.errors import CorruptArchiveError, FadeError, FormatError
+from fade.errors import CorruptArchiveError, FadeError
 from fade.format.container import FramesHeader
 from fade.incremental import FadeCompressor, FadeDecompressor
 
@@ -85,8 +85,7 @@ class _SeekableReader:
             return False
         if number > 1 and prefix[:len(MAGIC)] != MAGIC:
             end = self._file.seek(0, os.SEEK_END)
-            raise FormatError(f"{end - self._base - offset} unexpected bytes after archive "
-                              f"{number - 1} (at byte {offset})")
+            raise members.trailing_bytes(number - 1, offset, end - self._base - offset)
         before = self._members[-1].original_offset + self._members[-1].original_size \
             if self._members else 0
         try:
@@ -109,7 +108,7 @@ class _SeekableReader:
                     self._decoded[number - 1] = data
                 member = _Member(offset, len(archive), before, size, None)
         except FadeError as error:
-            members._locate(error, number, offset)
+            members.locate(error, number, offset)
             raise
         self._members.append(member)
         self._scanned = offset + member.length
@@ -152,7 +151,7 @@ class _SeekableReader:
             if len(data) != member.original_size:
                 raise CorruptArchiveError("the archive changed while it was read")
         except FadeError as error:
-            members._locate(error, number + 1, member.start)
+            members.locate(error, number + 1, member.start)
             raise
         return member.original_offset, data
 
@@ -194,7 +193,7 @@ class _StreamReader:
                 return self._step()
             except FadeError as error:
                 if self._in_archive:  # not the data after the last archive
-                    members._locate(error, self._number, self._start)
+                    members.locate(error, self._number, self._start)
                 raise
         return None
 
@@ -230,7 +229,7 @@ class _StreamReader:
         start = self._consumed - len(rest)
         self._in_archive = False
         if rest[:len(MAGIC)] != MAGIC:
-            raise FormatError(f"unexpected bytes after archive {self._number} (at byte {start})")
+            raise members.trailing_bytes(self._number, start)
         self._counted += self._decompressor.frames_decoded
         self._number += 1
         self._start = start

@@ -404,15 +404,22 @@ def decode_archive(source: Source, sink: Callable[[bytes], None], *, jobs: int, 
     return len(data)
 
 
-def _count(reader: Source) -> str:
-    """"N " for the bytes left in `reader` where it is in memory (an archive
-    given whole); "" for a stream (not read to its end to count them)."""
+def _left(reader: Source) -> int | None:
+    """The bytes left in `reader` where it is in memory (an archive given
+    whole); None for a stream (not read to its end to count them)."""
     if isinstance(reader.file, io.BytesIO):
-        return f"{len(reader.file.getbuffer()) - reader.file.tell() + len(reader.pending())} "
-    return ""
+        return len(reader.file.getbuffer()) - reader.file.tell() + len(reader.pending())
+    return None
 
 
-def _locate(error: FadeError, number: int, offset: int) -> None:
+def trailing_bytes(number: int, offset: int, left: int | None = None) -> FormatError:
+    """The error for bytes after archive `number` that start no archive, at
+    byte `offset` of the input; `left`: how many, where known."""
+    count = "" if left is None else f"{left} "
+    return FormatError(f"{count}unexpected bytes after archive {number} (at byte {offset})")
+
+
+def locate(error: FadeError, number: int, offset: int) -> None:
     """Say which archive of several an error is about (the first: no change)."""
     if number > 1:
         error.args = (f"archive {number} (at byte {offset}): {error}",) + error.args[1:]
@@ -433,8 +440,7 @@ def _decode_all(source: BinaryIO, sink: Callable[[bytes], None], jobs: int, ray:
             if not magic:
                 return total
             if magic != MAGIC:
-                raise FormatError(f"{_count(reader)}unexpected bytes after archive {number} "
-                                  f"(at byte {offset})")
+                raise trailing_bytes(number, offset, _left(reader))
         number += 1
         if on_archive is not None:
             on_archive(number, offset)
@@ -442,7 +448,7 @@ def _decode_all(source: BinaryIO, sink: Callable[[bytes], None], jobs: int, ray:
             total += decode_archive(reader, sink, jobs=jobs, ray=ray, progress=progress_for(total),
                                  check=check, options=options)
         except FadeError as error:
-            _locate(error, number, offset)
+            locate(error, number, offset)
             raise
 
 
