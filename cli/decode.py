@@ -10,7 +10,8 @@ import sys
 import fade
 from fade import frames
 from fade.format.archive import COMPACT_OVERHEAD, method_of
-from fade.format.headers import LEARNED, MAGIC
+from fade.format.binary import layout
+from fade.format.headers import COMPACT_FIELDS, LEARNED, MAGIC
 from fade.device import decode_device, environment_differences
 from fade.frames import check_archive, read_header
 from fade.lockstep import StepTimings
@@ -25,6 +26,9 @@ from .files import (EXIT_INTERRUPTED, EXIT_OK, REPLAY_VARIABLE, STDIO,
 from .report import write_timings
 
 
+_COMPACT = layout(COMPACT_FIELDS)
+
+
 def _compact_size(head: bytes) -> int | None:
     """The original size a compact, statistics or floats archive's header
     holds (the progress bar's total); None for a learned archive, which
@@ -34,7 +38,8 @@ def _compact_size(head: bytes) -> int | None:
             return None
     except FadeError:
         return None
-    return int.from_bytes(head[11:19], "little")  # COMPACT_FIELDS: after magic, version, method
+    fields = dict(zip((name for name, _ in COMPACT_FIELDS), _COMPACT.unpack_from(head)))
+    return fields["original_size"]
 
 
 class Decoder:
@@ -96,7 +101,7 @@ class Decoder:
             finally:
                 bar.close()
             return
-        bar = make_bar(_compact_size(prefix + reader.peek(COMPACT_OVERHEAD)[len(prefix):]))
+        bar = make_bar(_compact_size(reader.peek(COMPACT_OVERHEAD)))
         try:
             archive, data = read_archive(reader, self.opts.memory_limit, progress=bar)
         finally:
