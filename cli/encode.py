@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from fade import floats, frames
-from fade.config import LEVELS, format_bytes
+from fade.config import LEVELS
 from fade.device import resolve_device
 from fade.lazy import torch
 from fade.lockstep import StepTimings
@@ -34,7 +34,7 @@ class Settings:
     float_codec: str
     groups: int | None
     native: bool
-    frame_size: int
+    frame_size: int | None  # None: sized to the job (fade.frames.frame_size_for)
 
     @property
     def runs_network(self) -> bool:
@@ -79,7 +79,8 @@ def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) ->
     return run_files(files, opts, transform)
 
 
-def _announce(name: str, data: bytes, framed: bool, opts: Options, settings: Settings) -> None:
+def _announce(name: str, data: bytes, framing: frames.Framing | None, opts: Options,
+              settings: Settings) -> None:
     """Notes on the input (its first frame), before any coding."""
     if settings.dtype == "auto" and settings.method in ("auto", "floats") and \
             opts.verbosity > 0:
@@ -93,8 +94,7 @@ def _announce(name: str, data: bytes, framed: bool, opts: Options, settings: Set
         if found and settings.float_mode == "off" and len(data) >= LARGE_FLOAT_FILE:
             say(f"{name}: note: {found[0]} float tensors found; the model codes them "
                 "at KB/s, --floats fast at hundreds of MB/s (larger archive)")
-    if opts.verbosity > 1 and framed:
+    if opts.verbosity > 1 and framing is not None:
         where = f"as tasks of the Ray cluster {opts.ray}" if opts.ray else \
             f"{opts.jobs} at a time"
-        say(f"{name}: frames of {format_bytes(settings.frame_size)}, {where}, one thread "
-            "each; settings of the first:")
+        say(f"{name}: {framing}, {where}, one thread each; settings of the first:")

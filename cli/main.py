@@ -72,10 +72,11 @@ def _mode_flag(*names: str, mode: str, help: str):
                    "network and the statistics mixed bit by bit (the statistics alone where "
                    "they are smaller); max: as default with stronger statistics "
                    f"[default: {DEFAULT_LEVEL}, or with --preset the network alone].")
-@click.option("--frame-size", type=ByteSize(), default=frames.DEFAULT_FRAME_SIZE,
+@click.option("--frame-size", type=ByteSize(), default=None,
               help="Inputs larger than this are cut into independent frames of this size, "
-                   "coded in parallel (-T) and in bounded memory "
-                   f"[default: {format_bytes(frames.DEFAULT_FRAME_SIZE)}].")
+                   "coded in parallel (-T) and in bounded memory [default: one frame per job "
+                   f"(-T), of {format_bytes(frames.MIN_AUTO_FRAME)} to "
+                   f"{format_bytes(frames.AUTO_FRAME_LIMIT)}; -v says which].")
 @click.option("--preset", type=click.Choice(list(PRESETS)), default=None,
               help=f"The network's size; without --level the network codes alone "
                    f"[default: {DEFAULT_PRESET}].")
@@ -145,7 +146,8 @@ def fade_cli(files, mode, to_stdout, output, force, keep, quiet, verbose, jobs, 
         if byte_range is not None:
             raise click.UsageError("--range is for decompressing (-d)")
         try:
-            frames.check_frame_size(frame_size)
+            if frame_size is not None:
+                frames.check_frame_size(frame_size)
         except fade.FadeError as error:
             raise click.BadParameter(str(error), param_hint="--frame-size") from None
         settings = Settings(level, preset, batch_size, threads, method, dtype, float_mode,

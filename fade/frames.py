@@ -13,8 +13,10 @@ Compression reads one frame at a time and writes each as it completes, in
 order; decompression writes each frame as it is decoded. Memory depends on
 the frame size and the number of jobs, never on the input's size. With
 `jobs` > 1, frames are coded by that many worker processes (fade.pool), one
-thread each; the thread count is recorded in each frame, so the archive
-does not depend on `jobs`.
+thread each; the thread count is recorded in each frame. By default the
+frame size follows the input's size and `jobs` (`frame_size_for`: one frame
+per job, within a memory bound); a frame size given makes the archive the
+same for any `jobs`.
 """
 
 from __future__ import annotations
@@ -22,14 +24,17 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator
 
 from fade import single
 
+from fade.config import format_bytes
 from fade.errors import CorruptArchiveError, FadeError, FormatError
 from fade.format.archive import PREFIX, method_of
 from fade.format.binary import read_exactly
 from fade.format.container import (FRAME_TAG, HEAD, INDEX, INDEX_END, INDEX_TAG, FOOTER, RECORD,
+                                   MIN_FRAME_SIZE,
                                    ROW, END_MAGIC, Frame, FramesHeader, check_frame_size,
                                    check_index, check_record, is_frames, max_archive_size,
                                    pack_head, pack_index, pack_record, read_index, unpack_head,
@@ -38,10 +43,69 @@ from fade.format.headers import FRAMES, MAGIC, AnyHeader, Header
 from fade.pool import FramePool
 from fade.single import Plan
 
-# The default frame size: the ratio lost to smaller frames against the work
-# made parallel (docs/results.md).
-DEFAULT_FRAME_SIZE = 4 << 20
+# Frames sized to the job (`frame_size_for`): an input is cut into one frame
+# per job, as large as keeps every worker busy, so that one core codes one
+# frame and the fewest frames cost the least ratio; no frame sized so is
+# larger than AUTO_FRAME_LIMIT (what one job holds: its frame, the archive
+# and the statistics' per-byte state grow with it), and none is made
+# smaller than MIN_AUTO_FRAME to share work (a smaller input is one frame).
+AUTO_FRAME_LIMIT = 64 << 20
+MIN_AUTO_FRAME = 4 << 20
+DEFAULT_FRAME_SIZE = MIN_AUTO_FRAME  # fade 0.10's fixed size, for callers that name one
 FRAME_THREADS = 1  # each frame of a frames archive codes on one thread (any `jobs`)
+
+
+@dataclass(frozen=True)
+class Framing:
+    """How an input is cut: frames of `frame_size`, for `jobs` workers, the
+    input's `total` size where it was known before coding (None: more than
+    `jobs` frames of the limit); `sized` where frame_size_for chose it."""
+
+    frame_size: int
+    jobs: int
+    total: int | None
+    sized: bool
+
+    def __str__(self) -> str:
+        if not self.sized:
+            return f"frames of {format_bytes(self.frame_size)} (--frame-size)"
+        count = "" if self.total is None else \
+            f"{-(-self.total // self.frame_size)} frames of {format_bytes(self.total)}, "
+        return (f"frames of {format_bytes(self.frame_size)} ({count}sized for {self.jobs} "
+                f"job{'s' if self.jobs > 1 else ''}; at most {format_bytes(AUTO_FRAME_LIMIT)} "
+                "a frame, each job holding one)")
+
+
+def frame_size_for(total: int | None, jobs: int) -> int:
+    """The frame size for `total` bytes (None: an input too large to hold,
+    above `jobs` frames of AUTO_FRAME_LIMIT) coded by `jobs` workers: the
+    fewest frames, a multiple of `jobs` where there is more than one, that
+    keep every worker busy and each frame within AUTO_FRAME_LIMIT and at
+    least MIN_AUTO_FRAME."""
+    if total is None:
+        return AUTO_FRAME_LIMIT
+    jobs = max(1, jobs)
+    count = max(1, min(jobs, total // MIN_AUTO_FRAME), -(-total // AUTO_FRAME_LIMIT))
+    if count > jobs:
+        count = -(-count // jobs) * jobs
+    return max(MIN_FRAME_SIZE, -(-total // count))
+
+
+def _frames(head: bytes, source: BinaryIO, size: int) -> Iterator[bytes]:
+    """The input in frames of `size` (the last shorter): `head`, the bytes
+    already read, then the rest of `source`."""
+    view, pos = memoryview(head), 0
+    del head
+    while True:
+        piece = bytes(view[pos:pos + size])
+        pos += len(piece)
+        if pos >= len(view):
+            view, pos = memoryview(b""), 0  # the head is let go once it is cut up
+        if len(piece) < size:
+            piece += read_exactly(source, size - len(piece))
+        if not piece:
+            return
+        yield piece
 
 
 def default_jobs() -> int:
@@ -51,10 +115,10 @@ def default_jobs() -> int:
 
 
 def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
-                    frame_size: int = DEFAULT_FRAME_SIZE, jobs: int = 1,
+                    frame_size: int | None = None, jobs: int = 1,
                     ray: str | None = None,
                     progress: Callable[[int, float | None], None] | None = None,
-                    announce: Callable[[bytes, bool], None] | None = None,
+                    announce: Callable[[bytes, Framing | None], None] | None = None,
                     show_plan: Callable[[Plan], None] | None = None, **options) -> int:
     """Compress `source` into `sink`, frame by frame; returns the input's size.
 
@@ -63,17 +127,31 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     are coded by `jobs` local processes, or with `ray` (a cluster address)
     as Ray tasks (fade.pool); the archive is the same. `progress(bytes_done,
     bits)` is called as frames advance (bits: the code length so far, where
-    known, else None); `announce(first_frame, framed)` once before any
-    coding, then `show_plan(plan)` with the first frame's Plan. Nothing is
-    written before the first frame has been read, and a single frame is a
-    plain archive."""
-    check_frame_size(frame_size)
-    first = read_exactly(source, frame_size)
-    second = read_exactly(source, frame_size) if len(first) == frame_size else b""
+    known, else None); `announce(first_frame, framing)` once before any
+    coding (framing None: a single archive), then `show_plan(plan)` with the
+    first frame's Plan. Nothing is written before the first frame has been
+    read, and a single frame is a plain archive.
+
+    `frame_size` None (the default) sizes the frames to the input and to
+    `jobs` (frame_size_for): the input is read ahead up to `jobs` frames of
+    AUTO_FRAME_LIMIT to learn its size, so the archive depends on `jobs`;
+    a frame size given makes it independent of `jobs`."""
+    if frame_size is None:
+        limit = max(1, jobs) * AUTO_FRAME_LIMIT
+        head = read_exactly(source, limit)
+        total = len(head) if len(head) < limit else None
+        framing = Framing(frame_size_for(total, jobs), max(1, jobs), total, True)
+    else:
+        head, framing = b"", Framing(check_frame_size(frame_size), max(1, jobs), None, False)
+    frame_size = framing.frame_size
+    pieces = _frames(head, source, frame_size)
+    del head
+    first = next(pieces, b"")
+    second = next(pieces, b"") if len(first) == frame_size else b""
     if second and options.get("threads") is None:
         options["threads"] = FRAME_THREADS
     if announce is not None:
-        announce(first, bool(second))
+        announce(first, framing if second else None)
     if show_plan is not None:
         show_plan(single.plan(len(first), **options))
     if not second:
@@ -91,8 +169,7 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     def inputs() -> Iterator[bytes]:
         yield first
         yield second
-        while chunk := read_exactly(source, frame_size):
-            yield chunk
+        yield from pieces
 
     offset = 0
     with FramePool("compress", options, jobs, ray) as pool:

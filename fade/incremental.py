@@ -142,7 +142,9 @@ class FadeCompressor:
 
     `settings`: `fade.compress`'s keyword arguments, and `frame_size`,
     `jobs` and `ray` as for `compress_stream`. Nothing is written before the
-    second frame is complete (a single frame is a plain archive); from then
+    second frame is complete (a single frame is a plain archive; with frames
+    sized to the job, the default, not before the input ends or holds `jobs`
+    frames of fade.frames.AUTO_FRAME_LIMIT); from then
     on each frame is given out by the call that completes it, so memory
     holds the frames in flight (two, and one per job beyond the first).
 
@@ -154,7 +156,8 @@ class FadeCompressor:
 
     def __init__(self, level: str | None = None, **settings):
         stream, options = _compress_settings(level, dict(settings))
-        frames.check_frame_size(stream.get("frame_size", frames.DEFAULT_FRAME_SIZE))
+        if stream.get("frame_size") is not None:
+            frames.check_frame_size(stream["frame_size"])
         self._flushed = False
 
         def work(pump: _Pump) -> None:

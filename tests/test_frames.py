@@ -185,3 +185,36 @@ def test_damaged_moved_or_foreign_frames_are_refused(tmp_path, capsys):
             assert data.startswith(result.stdout)
         with pytest.raises(fade.FadeError):
             fade.decompress(damaged)
+
+
+def test_frames_are_sized_to_the_input_and_the_jobs(tmp_path):
+    """By default the input is cut into one frame per job (no smaller than
+    MIN_AUTO_FRAME, no larger than AUTO_FRAME_LIMIT): two jobs, two equal
+    frames; one job, one frame; a pipe with no size known is read ahead to
+    learn it. The fresh process decodes what the sized frames wrote."""
+    for total, jobs in ((0, 2), (1, 4), (frames.MIN_AUTO_FRAME, 2), (33_000_000, 2),
+                        (33_000_000, 3), (1 << 30, 2), (1 << 30, 1), (None, 4)):
+        size = frames.frame_size_for(total, jobs)
+        assert container.MIN_FRAME_SIZE <= size <= frames.AUTO_FRAME_LIMIT
+        if total is None:
+            continue
+        count = -(-total // size)
+        if total >= 2 * frames.MIN_AUTO_FRAME:
+            assert size >= frames.MIN_AUTO_FRAME and count % jobs == 0
+            assert count == jobs or size > frames.AUTO_FRAME_LIMIT * (count - jobs) / count
+        else:
+            assert count <= 1  # too small to share: one frame
+    text = corpus_file("enwik6").read_bytes()
+    data = (text * (2 * frames.MIN_AUTO_FRAME // len(text) + 1))[:2 * frames.MIN_AUTO_FRAME + 99]
+    blobs = {}
+    for jobs in (1, 2):
+        out = io.BytesIO()
+        frames.compress_stream(io.BytesIO(data), out.write, jobs=jobs, method="stored")
+        blobs[jobs] = out.getvalue()
+    assert fade.read_header(blobs[1]).method == "stored"  # one frame: a plain archive
+    sized = fade.read_header(blobs[2])
+    assert [f.original_size for f in sized.frames] == [len(data) - len(data) // 2, len(data) // 2]
+    path = tmp_path / "sized.fade"
+    path.write_bytes(blobs[2])
+    result = run_fade("-d", "-c", "sized.fade", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == data
