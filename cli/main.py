@@ -12,6 +12,7 @@ cli.files; compressing cli.encode; decoding cli.decode; listing cli.report.
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 import signal
@@ -142,6 +143,7 @@ def fade_cli(files, mode, to_stdout, output, force, keep, quiet, verbose, jobs, 
                    coder_threads=coder_threads, timings=timings, memory_limit=memory_limit,
                    jobs=1 if timings else (jobs or frames.default_jobs()),
                    ray=None if timings else ray_address, stdin_name=display_name or "stdin")
+    _show_library_log(opts.verbosity > 1)
     if mode == "compress":
         if byte_range is not None:
             raise click.UsageError("--range is for decompressing (-d)")
@@ -182,6 +184,24 @@ def arguments(argv: list[str], program: str = "fade") -> tuple[click.Command, li
 
 
 _received_signal: int | None = None  # the signal that stopped the last main() call
+
+
+class _Say(logging.Handler):
+    """The library's log lines (the evidence for its choices, fade.race) on
+    the current standard error, as the command line's own notes."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"fade: {record.getMessage()}", err=True)
+
+
+_SAY = _Say()
+
+
+def _show_library_log(shown: bool) -> None:
+    library_log = logging.getLogger("fade")
+    if _SAY not in library_log.handlers:
+        library_log.addHandler(_SAY)
+    library_log.setLevel(logging.INFO if shown else logging.WARNING)
 
 
 def _interrupt(signum, frame):

@@ -350,12 +350,22 @@ MIN_MACS_FOR_THREADS = 10_000_000
 # `thread_limit` of its own unless the user raises it (--max-threads): an
 # archive made with the defaults decodes with the defaults anywhere.
 DEFAULT_THREADS_CAP = 8
+# The hybrid on a CPU: one thread for the network, whose small steps a second
+# thread slows down, and a core left to the statistics' coder thread
+# (scripts/hybrid_step.py: balanced, batch 128, 56.7 ms a step on one
+# thread, 67.4 ms on two; docs/results.md, "A cheaper hybrid step").
+HYBRID_CPU_THREADS = 1
 
 
-def default_threads(model: ModelConfig, batch: int, available: int) -> int:
+def default_threads(model: ModelConfig, batch: int, available: int,
+                    hybrid_on_cpu: bool = False) -> int:
     """Threads for a model of `batch` sub-streams when the user names none:
     `available` (torch's default, one per core) up to DEFAULT_THREADS_CAP,
-    or 1 for a step too small to share."""
+    or 1 for a step too small to share, and 1 for the hybrid on a CPU,
+    whose statistics code in a thread of their own beside the network
+    (HYBRID_CPU_THREADS)."""
+    if hybrid_on_cpu:
+        return HYBRID_CPU_THREADS
     if model.forward_macs * batch < MIN_MACS_FOR_THREADS:
         return 1
     return min(available, DEFAULT_THREADS_CAP)

@@ -153,7 +153,7 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     if announce is not None:
         announce(first, framing if second else None)
     if show_plan is not None:
-        show_plan(single.plan(len(first), **options))
+        show_plan(single.plan(len(first), first, **options))
     if not second:
         def report(done: int, total: int, bits: float) -> None:
             if progress is not None:

@@ -12,6 +12,7 @@ the lockstep loop consults at its checkpoints (fade.lockstep.Referee).
 from __future__ import annotations
 
 import dataclasses
+import logging
 from dataclasses import dataclass
 from typing import Callable
 
@@ -22,6 +23,8 @@ from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
 from fade.errors import FadeError
 from fade.format.archive import pack_statistics
 from fade.lockstep import Layout
+
+log = logging.getLogger("fade")  # the decision's evidence: the command line shows it under -vv
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Race:
     checkpoints: dict[int, tuple[int, float]]  # step -> (lockstep bits before it, share)
     lockstep_bits: int
     fast_bits: int
+    steps: int = 0  # the hybrid's steps in all (for the evidence logged)
 
     @property
     def need(self) -> float:
@@ -54,13 +58,64 @@ class Race:
         if step not in self.checkpoints:
             return False
         lockstep_bits, share = self.checkpoints[step]
-        return 1 - hybrid_bits / max(lockstep_bits, 1) < share * self.need
+        saving = 1 - hybrid_bits / max(lockstep_bits, 1)
+        lost = saving < share * self.need
+        log.info("the race at step %d of %d: the network saved %.2f%% of the statistics' "
+                 "bits, %.0f%% of the %.2f%% it must save (at least %.0f%% here): %s", step,
+                 self.steps, 100 * saving, 100 * saving / max(self.need, 1e-9),
+                 100 * self.need, 100 * share,
+                 "the statistics alone win" if lost else "the hybrid goes on")
+        return lost
+
+
+# Inputs the network cannot pay on go to the statistics alone before any of
+# its steps (`Screen`): shorter than MIN_NETWORK_INPUT, too few steps for it
+# to learn; or text (at least TEXT_SHARE of the bytes printable ASCII,
+# whitespace or valid UTF-8), where the statistics already model the
+# structure the network finds and the network saves less than the lockstep
+# order costs them (docs/results.md, "Deciding early").
+MIN_NETWORK_INPUT = 16 << 10
+TEXT_SHARE = 0.97
+_TEXT_BYTES = np.zeros(256, dtype=bool)
+_TEXT_BYTES[32:127] = True
+_TEXT_BYTES[[9, 10, 13]] = True
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the bytes say before any coding: their size and the share of
+    them that is text, and so whether the hybrid may run at all."""
+
+    length: int
+    text: float  # share of printable ASCII, tab, CR, LF and valid UTF-8 sequences
+
+    @classmethod
+    def of(cls, data: bytes) -> "Screen":
+        symbols = np.frombuffer(data, dtype=np.uint8)
+        text = int(_TEXT_BYTES[symbols].sum())
+        high = int((symbols >= 128).sum())
+        if high:  # bytes of valid UTF-8 sequences count as text
+            bad = data.decode("utf-8", errors="replace").count("\ufffd")
+            text += max(0, high - 4 * bad)
+        return cls(len(data), text / max(len(data), 1))
+
+    @property
+    def network_may_pay(self) -> bool:
+        return self.length >= MIN_NETWORK_INPUT and self.text < TEXT_SHARE
+
+    def __str__(self) -> str:
+        if self.length < MIN_NETWORK_INPUT:
+            return (f"{self.length:,} bytes, too few for the network to learn from (under "
+                    f"{MIN_NETWORK_INPUT:,})")
+        if self.text >= TEXT_SHARE:
+            return f"text ({self.text:.1%} of the bytes), where the network cannot pay"
+        return f"not text ({self.text:.1%} of the bytes text)"
 
 
 # (fraction of the hybrid's steps, share of the need its saving must reach
 # there): the saving grows as the network learns, so the early checkpoints
 # ask for less of it (docs/results.md, "Design notes from the code").
-RACE_CHECKPOINTS = ((1 / 4, 0.4), (1 / 2, 0.6), (3 / 4, 0.8))
+RACE_CHECKPOINTS = ((1 / 16, 0.2), (1 / 8, 0.3), (1 / 4, 0.4), (1 / 2, 0.6), (3 / 4, 0.8))
 
 
 def file_order(mixing: StatisticsConfig, length: int) -> StatisticsConfig:
@@ -89,16 +144,19 @@ def statistics_archive(data: bytes, config: StatisticsConfig, memory_limit: int 
 
 
 def against_hybrid(data: bytes, layout: Layout, mixing: StatisticsConfig,
-                   memory_limit: int | None) -> tuple[bytes | None, Race | None]:
+                   memory_limit: int | None,
+                   checkpoints: tuple[tuple[float, float], ...] = RACE_CHECKPOINTS
+                   ) -> tuple[bytes | None, Race | None]:
     """The hybrid's statistics alone in file order: their archive of `data`
     (None if it cannot be made), and the Race a hybrid of `layout` with
-    statistics `mixing` runs against it."""
+    statistics `mixing` runs against it at `checkpoints` (fraction of the
+    steps, share of the need)."""
     config = file_order(mixing, len(data))
     check_memory(config, len(data), memory_limit)
     stream = statistics.encode_file(data, config)
     if stream is None:
         return None, None
-    shares = {int(layout.steps * fraction): share for fraction, share in RACE_CHECKPOINTS}
+    shares = {int(layout.steps * fraction): share for fraction, share in checkpoints}
     shares.pop(0, None)
     at = dict.fromkeys(shares, 0)
     symbols = np.frombuffer(data, dtype=np.uint8)
@@ -114,5 +172,8 @@ def against_hybrid(data: bytes, layout: Layout, mixing: StatisticsConfig,
                 alone.encode(symbols[starts[start:start + count] + step], None)
         lockstep += 8 * len(alone.finish())
     race = Race({step: (at[step], share) for step, share in shares.items()}, lockstep,
-                8 * len(stream))
+                8 * len(stream), layout.steps)
+    log.info("the statistics alone: %s bytes in file order; the hybrid must save %.2f%% of "
+             "their bits in its lockstep order (%s bytes) to win", f"{len(stream):,}",
+             100 * race.need, f"{lockstep // 8:,}")
     return pack_statistics(config, data, stream), race

@@ -63,11 +63,14 @@ class Plan:
     groups: int = 0
     threads: int = 0  # torch's intra-op threads, recorded in the archive
     coder_threads: int = 0  # coder workers beside the model: speed only
+    screen: race.Screen | None = None  # why a hybrid level codes with the statistics alone
 
     def __str__(self) -> str:
         if self.alone is not None:
             tables = format_bytes(self.alone.memory_bytes(self.length))
-            return f"compressing with the statistics alone (level {self.level}), {tables} of tables"
+            why = "" if self.screen is None else f": {self.screen}"
+            return (f"compressing with the statistics alone (level {self.level}{why}), "
+                    f"{tables} of tables")
         coding = "the network alone" if self.statistics is None else \
             f"the hybrid with statistics model {self.statistics.model}"
         return (f"compressing on {self.device.type} ({self.device_name}), profile {self.profile}, "
@@ -95,9 +98,12 @@ class Settings:
     native: bool = False
     level: str | None = None
 
-    def plan(self, length: int) -> Plan:
+    def plan(self, length: int, data: bytes | None = None) -> Plan:
         """The Plan for `length` bytes; a FadeError for any choice that is
-        wrong or does not fit (memory, threads), before anything is built."""
+        wrong or does not fit (memory, threads), before anything is built.
+        Given the bytes (`data`), a hybrid level with method "auto" screens
+        them (race.Screen) and codes what the network cannot pay on with
+        its statistics alone, in file order."""
         if self.method not in METHOD_CHOICES:
             raise FadeError(f"unknown method {self.method!r} (choose from "
                             f"{', '.join(METHOD_CHOICES)})")
@@ -117,6 +123,12 @@ class Settings:
             if model is not None or preset_name:
                 raise FadeError(f"level {level} runs no network: it takes no preset")
             return Plan(length, level, alone=race.file_order(chosen.statistics, length))
+        if chosen is not None and data is not None and self.method == "auto" and \
+                self.float_mode == "off":
+            screen = race.Screen.of(data)
+            if not screen.network_may_pay:
+                return Plan(length, level, alone=race.file_order(chosen.statistics, length),
+                            screen=screen)
         if model is None:
             preset_name = preset_name or (chosen.preset if chosen else None) or DEFAULT_PRESET
             model = preset(preset_name)
@@ -124,11 +136,12 @@ class Settings:
         device = resolve_device(self.device)
         numerics = choose_profile(device, self.native)
         batch = batch_size_for(length, self.batch_size, preset_name, device.type)
-        threads = self.threads or default_threads(model, batch, torch.get_num_threads())
+        mixing = chosen.statistics if chosen is not None else None
+        threads = self.threads or default_threads(model, batch, torch.get_num_threads(),
+                                                  mixing is not None and device.type == "cpu")
         if not 1 <= threads <= MAX_THREADS:
             raise FadeError(f"threads must be between 1 and {MAX_THREADS}")
         groups = groups_for(batch, self.groups, device.type)
-        mixing = chosen.statistics if chosen is not None else None
         if mixing is not None:
             mixing = mixing.sized(-(-length // max(groups, 1)))
         check_memory(model, batch, self.memory_limit, mixing, length, groups)
@@ -140,12 +153,13 @@ class Settings:
                     coder_threads_for(groups, self.coder_threads, device.type, os.cpu_count()))
 
 
-def plan(length: int, **options) -> Plan:
-    """The Plan `compress` makes for `length` bytes with keyword arguments
-    `options` (its `progress` and `profile` play no part)."""
+def plan(length: int, data: bytes | None = None, **options) -> Plan:
+    """The Plan `compress` makes for `length` bytes (given them, `data`)
+    with keyword arguments `options` (its `progress` and `profile` play no
+    part)."""
     options.pop("progress", None)
     options.pop("profile", None)
-    return Settings(**options).plan(length)
+    return Settings(**options).plan(length, data)
 
 
 def compress(data: bytes, *, progress: Progress | None = None,
@@ -155,7 +169,10 @@ def compress(data: bytes, *, progress: Progress | None = None,
 
     `level` (config.LEVELS) picks what predicts: "fast" is the context-mixing
     statistics alone, in file order (fade.statistics); "default" and "max"
-    the hybrid. With no level, model or preset, the default level
+    the hybrid, where the network can pay: with method "auto", an input
+    shorter than race.MIN_NETWORK_INPUT or that is text (race.Screen) is
+    coded by the level's statistics alone, with no network step, and a
+    hybrid losing to them is stopped at the race's checkpoints (fade.race). With no level, model or preset, the default level
     (config.DEFAULT_LEVEL) is used; a model or preset without a level runs
     the network alone.
 
@@ -200,7 +217,7 @@ def compress(data: bytes, *, progress: Progress | None = None,
 def compress_with(settings: Settings, data: bytes, progress: Progress | None = None,
                   timings: StepTimings | None = None) -> bytes:
     """`data` compressed with `settings` (see `compress`)."""
-    plan = settings.plan(len(data))
+    plan = settings.plan(len(data), data)
     method = settings.method
     if plan.alone is not None:
         return _compress_alone(data, plan.alone, method, settings.memory_limit, progress)

@@ -194,8 +194,8 @@ def test_other_settings_are_replayed_in_a_fresh_process(sample, tmp_path):
     setting) decodes from a default process: fade starts one with that
     setting. Without the setting, the default profile cannot be made."""
     generic = {"ATEN_CPU_CAPABILITY": "default"}
-    refused = run_fade("compress", "-o", str(tmp_path / "x.fade"), str(sample), cwd=tmp_path,
-                       env=generic)
+    refused = run_fade("compress", "--method", "fade", "-o", str(tmp_path / "x.fade"),
+                       str(sample), cwd=tmp_path, env=generic)
     one_error_line(refused, "this process runs ATen at DEFAULT", "--native")
     archive = tmp_path / "alice.fade"
     made = run_fade("compress", "-q", "--native", "--preset", "tiny", "--batch-size", "16",

@@ -3,6 +3,8 @@ hybrid: exact round trips on real data, in this process and in a fresh one,
 the same archive every time, and clean errors for damaged streams."""
 
 import struct
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -13,7 +15,7 @@ from fade import race, statistics
 from fade.format import archive, headers
 from fade.config import LEVELS, StatisticsConfig, batch_size_for
 
-from conftest import corpus_file, one_error_line, run_fade
+from conftest import corpus_file, fade_env, one_error_line, run_fade
 
 SMALL = StatisticsConfig(table_bits=16, match_bits=14)
 MODELS = [SMALL] + [StatisticsConfig(table_bits=16, match_bits=14, model=m) for m in (1, 2, 3)]
@@ -246,16 +248,43 @@ def test_race_stops_where_the_network_saves_too_little():
 
 
 def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
-    """On 60 KB of text a tiny network saves the statistics almost nothing,
-    while coding in lockstep costs them more: the hybrid stops a quarter of
-    the way through and the default writes its statistics' archive."""
-    text = corpus_file("lcet10.txt").read_bytes()[:60_000]
+    """Text with one byte in 20, at random, given its high bit is no longer
+    text (the screen lets the hybrid run), but a tiny network saves its statistics
+    almost nothing while coding in lockstep costs them more: the race stops
+    the hybrid at its first checkpoint, a sixteenth of the way through, and
+    the default writes its statistics' archive."""
+    text = np.frombuffer(corpus_file("lcet10.txt").read_bytes()[:60_000], dtype=np.uint8)
+    text = (text | (np.random.default_rng(0).random(len(text)) < 0.05) * 0x80).tobytes()
+    assert race.Screen.of(text).network_may_pay
     done = []
     blob = fade.compress(text, level="default", preset_name="tiny", threads=1,
                          progress=lambda count, total, bits: done.append(count))
     assert blob == fade.compress(text, level="default", method="statistics")
     batch = batch_size_for(len(text), None, "tiny", "cpu")
-    assert done[-1] == len(text) and 0 < max(done[:-1]) <= len(text) // 4 + batch
+    assert done[-1] == len(text) and 0 < max(done[:-1]) <= len(text) // 16 + batch
+
+
+def test_the_default_codes_text_and_small_inputs_with_the_statistics_alone(tmp_path):
+    """Text, and inputs too small for the network to learn from, go to the
+    level's statistics before any network step (race.Screen): the same
+    archive as method statistics, the reason in the plan, and torch never
+    loaded."""
+    text = corpus_file("lcet10.txt").read_bytes()[:60_000]
+    small = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT - 1]
+    binary = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT]
+    for data, reason in ((text, "text"), (small, "too few")):
+        plan = fade.single.plan(len(data), data, level="default")
+        assert plan.alone is not None and reason in str(plan)
+        assert fade.compress(data) == fade.compress(data, method="statistics", level="default")
+    assert fade.single.plan(len(binary), binary, level="default").alone is None
+    assert not race.Screen.of(binary).text >= race.TEXT_SHARE
+    (tmp_path / "t").write_bytes(text)
+    script = ("import sys, fade; data = open('t', 'rb').read(); "
+              "assert fade.decompress(fade.compress(data)) == data; "
+              "print('torch' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=fade_env(),
+                            capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "False", result.stderr
 
 
 def test_statistics_archive_damage_is_one_line(tmp_path):

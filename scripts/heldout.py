@@ -1,0 +1,131 @@
+"""Assemble files of other kinds from this machine, outside the shared corpus,
+for measuring speed and ratio ideas on data they were not tuned on.
+
+    python scripts/heldout.py OUT_DIR
+
+Writes, each a slice of a real file found on a Debian machine with a Rust
+toolchain and SciPy (a file that is missing is skipped with a note):
+
+- z3.so: 256 KiB of x86-64 machine code, libz3.so.4 from offset 4 MiB;
+- x265.so: 256 KiB of x86-64 machine code with hand-written SIMD,
+  libx265.so.199 from offset 2 MiB;
+- man-index.db: the first 256 KiB of man-db's index (gdbm records);
+- dpkg.log: the first 256 KiB of dpkg's log (text records);
+- pypi.tsv: 256 KiB of a package list (tab-separated text), from 32 MiB;
+- screenshot.rgb: 256 KiB of raw 8-bit RGB rows (5,964 bytes a row),
+  decoded from the rustc book's llvm-cov-show-01.png, from row 400;
+- levy.npy: SciPy's stable-Z1-pdf-sample-data.npy (float64 records);
+- pyc.bin: the first 256 KiB of the system Python's .pyc files, sorted by
+  path, concatenated (bytecode);
+- zoneinfo.bin: the first 256 KiB of the tz database's TZif files under
+  /usr/share/zoneinfo/Area/, sorted by path, concatenated (binary records);
+- urls.txt: the distinct absolute URLs in the Rust documentation's HTML,
+  sorted, the lines in the first 256 KiB.
+
+The PNG is decoded here with zlib and the five PNG row filters, so no
+imaging library is needed.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import struct
+import sys
+import zlib
+
+import numpy as np
+
+RUST_DOC = os.path.expanduser("~/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/"
+                              "rust/html")
+SLICES = {  # name: (path, offset, length)
+    "z3.so": ("/usr/lib/x86_64-linux-gnu/libz3.so.4", 4 << 20, 256 << 10),
+    "x265.so": ("/usr/lib/x86_64-linux-gnu/libx265.so.199", 2 << 20, 256 << 10),
+    "man-index.db": ("/var/cache/man/index.db", 0, 256 << 10),
+    "dpkg.log": ("/var/log/dpkg.log", 0, 256 << 10),
+    "pypi.tsv": ("/usr/share/package-lists/pypi.tsv", 32 << 20, 256 << 10),
+    "levy.npy": (next(iter(glob.glob(os.path.expanduser(
+        "~/.pyenv/versions/*/lib/python3*/site-packages/scipy/stats/tests/data/levy_stable/"
+        "stable-Z1-pdf-sample-data.npy"))), "missing"), 0, None),
+}
+
+
+def png_rgb(path: str) -> tuple[np.ndarray, int]:
+    """The 8-bit RGB or RGBA pixels of a non-interlaced PNG, (rows, bytes a row)."""
+    data = open(path, "rb").read()
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        size, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + size]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        pos += 12 + size
+    width, height, depth, colour, _, _, interlace = header
+    if depth != 8 or colour not in (2, 6) or interlace:
+        raise ValueError(f"{path}: not 8-bit RGB(A), non-interlaced")
+    channels = 3 if colour == 2 else 4
+    raw = np.frombuffer(zlib.decompress(b"".join(idat)), dtype=np.uint8)
+    stride = width * channels
+    rows = raw.reshape(height, stride + 1)
+    out = np.zeros((height, stride), dtype=np.int32)
+    for y in range(height):
+        kind, line = rows[y, 0], rows[y, 1:].astype(np.int32)
+        above = out[y - 1] if y else np.zeros(stride, dtype=np.int32)
+        if kind == 0:
+            out[y] = line
+        elif kind == 2:
+            out[y] = (line + above) & 255
+        else:  # 1 sub, 3 average, 4 Paeth: depend on the pixel to the left
+            row = out[y]
+            for x in range(stride):
+                left = row[x - channels] if x >= channels else 0
+                corner = above[x - channels] if x >= channels else 0
+                if kind == 1:
+                    guess = left
+                elif kind == 3:
+                    guess = (left + above[x]) >> 1
+                else:
+                    p = left + above[x] - corner
+                    pa, pb, pc = abs(p - left), abs(p - above[x]), abs(p - corner)
+                    guess = left if pa <= pb and pa <= pc else above[x] if pb <= pc else corner
+                row[x] = (line[x] + guess) & 255
+    return out.astype(np.uint8), stride
+
+
+def main() -> None:
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, (path, offset, length) in SLICES.items():
+        if not os.path.exists(path):
+            print(f"skipped {name}: {path} is missing")
+            continue
+        with open(path, "rb") as file:
+            file.seek(offset)
+            data = file.read(length) if length else file.read()
+        open(os.path.join(out, name), "wb").write(data)
+    png = os.path.join(RUST_DOC, "rustc", "images", "llvm-cov-show-01.png")
+    if os.path.exists(png):
+        pixels, stride = png_rgb(png)
+        open(os.path.join(out, "screenshot.rgb"), "wb").write(
+            pixels[400:].tobytes()[:256 << 10])
+    for name, pattern in (("pyc.bin", "/usr/lib/python3*/**/*.pyc"),
+                          ("zoneinfo.bin", "/usr/share/zoneinfo/[A-Z]*/**")):
+        paths = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
+        data = b"".join(open(p, "rb").read() for p in paths)[:256 << 10]
+        if data:
+            open(os.path.join(out, name), "wb").write(data)
+    urls = set()
+    for page in glob.glob(os.path.join(RUST_DOC, "**", "*.html"), recursive=True):
+        urls.update(re.findall(r'href="(https?://[^"#]+)"', open(page, errors="replace").read()))
+    if urls:
+        text = "\n".join(sorted(urls)) + "\n"
+        open(os.path.join(out, "urls.txt"), "w").write(text[:text.rfind("\n", 0, 256 << 10) + 1])
+    for name in sorted(os.listdir(out)):
+        print(f"{name}: {os.path.getsize(os.path.join(out, name)):,} bytes")
+
+
+if __name__ == "__main__":
+    main()
