@@ -51,7 +51,7 @@ from fade.single import Plan
 # smaller than MIN_AUTO_FRAME to share work (a smaller input is one frame).
 AUTO_FRAME_LIMIT = 64 << 20
 MIN_AUTO_FRAME = 4 << 20
-DEFAULT_FRAME_SIZE = MIN_AUTO_FRAME  # fade 0.10's fixed size, for callers that name one
+DEFAULT_FRAME_SIZE = MIN_AUTO_FRAME  # fade 0.10's fixed size; on a Ray cluster, the default
 FRAME_THREADS = 1  # each frame of a frames archive codes on one thread (any `jobs`)
 
 
@@ -68,7 +68,7 @@ class Framing:
 
     def __str__(self) -> str:
         if not self.sized:
-            return f"frames of {format_bytes(self.frame_size)} (--frame-size)"
+            return f"frames of {format_bytes(self.frame_size)}"
         count = "" if self.total is None else \
             f"{-(-self.total // self.frame_size)} frames of {format_bytes(self.total)}, "
         return (f"frames of {format_bytes(self.frame_size)} ({count}sized for {self.jobs} "
@@ -135,7 +135,10 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     `frame_size` None (the default) sizes the frames to the input and to
     `jobs` (frame_size_for): the input is read ahead up to `jobs` frames of
     AUTO_FRAME_LIMIT to learn its size, so the archive depends on `jobs`;
-    a frame size given makes it independent of `jobs`."""
+    a frame size given makes it independent of `jobs`. With `ray` the
+    default is DEFAULT_FRAME_SIZE, many frames for the cluster's workers."""
+    if frame_size is None and ray is not None:
+        frame_size = DEFAULT_FRAME_SIZE  # a cluster's workers are not counted here
     if frame_size is None:
         limit = max(1, jobs) * AUTO_FRAME_LIMIT
         head = read_exactly(source, limit)

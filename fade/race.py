@@ -24,7 +24,7 @@ from fade.errors import FadeError
 from fade.format.archive import pack_statistics
 from fade.lockstep import Layout
 
-log = logging.getLogger("fade")  # the decision's evidence: the command line shows it under -vv
+log = logging.getLogger("fade")  # the decision's evidence: the command line shows it under -v
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ coding it runs, and the decoding of any single archive.
 `compress` turns its keyword arguments into `Settings`, one frozen object
 for every choice (as python-zstandard's ZstdCompressor holds its
 parameters); `Settings.plan` decides, before any coding, what runs and
-where (a `Plan`, which the command line prints under -vv); then the bytes
+where (a `Plan`, which the command line prints under -v); then the bytes
 decide the rest: float data, the size floor (fade.floor), the statistics
 alone against the hybrid (fade.race). Which method a level means is said in
 one place, config.LEVELS.

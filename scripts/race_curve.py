@@ -13,11 +13,13 @@ lockstep bits over the whole input). One Markdown row per file.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import time
 
 import fade  # noqa: F401  (first: fade.environment)
 from fade import race, single
+from fade.config import LEVELS, preset
 from fade.lockstep import Layout
 
 FRACTIONS = (1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 3 / 4)
@@ -41,6 +43,8 @@ def main() -> None:
     parser.add_argument("--level", default="default")
     parser.add_argument("--preset", default=None, help="the network (default: the level's)")
     parser.add_argument("--batch", type=int, default=None)
+    parser.add_argument("--set", default="", metavar="FIELD=VALUE,...",
+                        help="change fields of the preset's ModelConfig (a custom network)")
     parser.add_argument("--no-header", action="store_true")
     args = parser.parse_args()
     if not args.no_header:
@@ -50,8 +54,14 @@ def main() -> None:
         print("|---" * (len(FRACTIONS) + 9) + "|")
     for path in args.files:
         data = open(path, "rb").read()
-        plan = single.plan(len(data), level=args.level, preset_name=args.preset,
-                           batch_size=args.batch)
+        model = None
+        if args.set:
+            changes = dict(item.split("=") for item in args.set.split(","))
+            base = preset(args.preset or LEVELS[args.level].preset)
+            model = dataclasses.replace(base, **{name: type(getattr(base, name))(value)
+                                                 for name, value in changes.items()})
+        plan = single.plan(len(data), level=args.level, batch_size=args.batch,
+                           **({"model": model} if model else {"preset_name": args.preset}))
         layout = Layout(len(data), plan.batch, plan.groups)
         alone, referee = race.against_hybrid(data, layout, plan.statistics, None,
                                              tuple((f, 0.0) for f in FRACTIONS))
@@ -64,7 +74,7 @@ def main() -> None:
             lockstep_bits, _ = referee.checkpoints[step]
             savings.append(f"{1 - recorder.bits[step] / max(lockstep_bits, 1):+.2%}")
         end = 1 - 8 * len(archive) / referee.lockstep_bits
-        print(f"| {os.path.basename(path)} | {plan.preset} | {plan.batch} | {referee.need:.2%} | "
+        print(f"| {os.path.basename(path)} | {plan.preset or args.set} | {plan.batch} | {referee.need:.2%} | "
               + " | ".join(savings) + f" | {end:+.2%} | {len(archive):,} | {len(alone):,} | "
               f"{len(data) / seconds / 1000:.2f} |", flush=True)
 

@@ -25,12 +25,14 @@ import tempfile
 import time
 
 
-def run(tree: str, args: list[str], stdin: bytes | None = None) -> tuple[bytes, float]:
-    env = dict(os.environ, PYTHONPATH=tree)
+def run(tree: str, args: list[str], scratch: str) -> tuple[bytes, float]:
+    """`fade ARGS` from `tree`, in `scratch` (a working directory of its own:
+    `python -m` puts the working directory first on the path)."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(tree))
     # fade 0.10.0 and before ran as `python -m cli` from a checkout
     module = "fade" if os.path.exists(os.path.join(tree, "fade", "__main__.py")) else "cli"
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", module, *args], input=stdin,
+    result = subprocess.run([sys.executable, "-m", module, *args], cwd=scratch,
                             capture_output=True, env=env)
     seconds = time.perf_counter() - start
     if result.returncode:
@@ -57,12 +59,12 @@ def main() -> int:
             for _ in range(options.rounds):
                 for name, tree in trees.items():
                     args = ["compress", "-c", *shlex.split(options.args),
-                            *shlex.split(extra.get(name, "")), path]
-                    archive, packed = run(tree, args)
+                            *shlex.split(extra.get(name, "")), os.path.abspath(path)]
+                    archive, packed = run(tree, args, scratch)
                     stored = os.path.join(scratch, "a.fade")
                     with open(stored, "wb") as file:
                         file.write(archive)
-                    original, unpacked = run(tree, ["decompress", "-c", stored])
+                    original, unpacked = run(tree, ["decompress", "-c", stored], scratch)
                     with open(path, "rb") as file:
                         if original != file.read():
                             print(f"versus: {name}: {path} does not round-trip", file=sys.stderr)

@@ -82,7 +82,9 @@ def test_steps_too_small_to_share_default_to_one_thread():
     assert default_threads(PRESETS["tiny"], 64, 2) == 1
     assert default_threads(PRESETS["tiny"], 488, 2) == 2
     assert default_threads(PRESETS["balanced"], 74, 8) == 8
-    data = corpus_file("alice29.txt").read_bytes()[:1000]
+    # the hybrid on a CPU: one thread, the statistics' coder on another core
+    assert default_threads(PRESETS["balanced"], 128, 8, hybrid_on_cpu=True) == 1
+    data = corpus_file("alice29.txt").read_bytes()[:300]
     header = fade.read_header(fade.compress(data, preset_name="tiny", method="fade"))
     assert (header.batch_size, header.threads) == (1, 1)
     assert fade.read_header(fade.compress(data, preset_name="tiny", method="fade",

@@ -237,7 +237,8 @@ def test_real_checkpoint_roundtrips_in_both_modes(checkpoint, trained):
     # Strong mode runs the model: a few of the tensors, in bf16, keep it quick.
     some = safetensors_bytes({name: ("BF16", value.to(torch.bfloat16))
                               for name, value in list(trained.items())[:6]})
-    archive = fade.compress(some, method="floats", float_mode="strong", preset_name="tiny")
+    archive = fade.compress(some, method="floats", float_mode="strong", preset_name="tiny",
+                            batch_size=64)
     assert unpack(archive)[0].mode == "strong"
     assert fade.decompress(archive) == some
 
@@ -292,11 +293,11 @@ def test_cli_npy_is_split_on_request_and_plain_bytes_by_default(tmp_path):
     buffer = io.BytesIO()
     np.save(buffer, np.sin(np.arange(1000, dtype=np.float32) / 50))
     archive, _ = _roundtrip(tmp_path, "wave.npy", buffer.getvalue(), "--preset", "tiny",
-                            "--batch-size", "16", "--floats", "strong")
+                            "--batch-size", "64", "--floats", "strong")
     header = unpack(archive)[0]
     assert (header.method, header.mode, header.source) == ("floats", "strong", "npy")
     archive, _ = _roundtrip(tmp_path, "wave.npy", buffer.getvalue(), "--preset", "tiny",
-                            "--batch-size", "16")
+                            "--batch-size", "64")
     assert unpack(archive)[0].method == "fade"
 
 
