@@ -152,8 +152,8 @@ def hybrid_frames() -> tuple[bytes, dict, bytes]:
     from fade import frames
 
     data = corpus_file("alice29.txt").read_bytes()[:3 * HYBRID_FRAME - 100]
-    # 8 sub-streams a frame: 512 steps (the default batch, 2, would take 2048).
-    settings = dict(level="default", preset_name="tiny", method="fade", batch_size=8)
+    # 16 sub-streams a frame: 256 steps (the default batch, 2, would take 2048).
+    settings = dict(level="default", preset_name="tiny", method="fade", batch_size=16)
     out = io.BytesIO()
     frames.compress_stream(io.BytesIO(data), out.write, frame_size=HYBRID_FRAME, jobs=1,
                            **settings)

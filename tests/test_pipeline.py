@@ -178,8 +178,9 @@ def test_interrupt_stops_the_coder_processes_and_leaves_nothing(tmp_path, direct
     data = corpus_file("lcet10.txt").read_bytes()
     args = ("--groups", "2", "--coder-threads", "2", "--preset", "tiny", "--method", "fade", "-q")
     if direction == "decompress":
-        (tmp_path / "src").write_bytes(data[:20_000])
-        assert run_fade("compress", *args, "-o", "big.fade", "src", cwd=tmp_path).returncode == 0
+        (tmp_path / "src").write_bytes(data[:20_000])  # 625 steps to decode: seconds
+        assert run_fade("compress", *args, "--batch-size", "32", "-o", "big.fade", "src",
+                        cwd=tmp_path).returncode == 0
         (tmp_path / "src").unlink()
         command, expected = fade_command("decompress", "--coder-threads", "2", "big.fade"), \
             ["big.fade"]

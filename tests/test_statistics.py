@@ -221,7 +221,7 @@ def test_cli_levels_round_trip_in_fresh_processes(tmp_path):
 
 def test_a_hybrid_archive_beats_the_network_alone():
     text = corpus_file("alice29.txt").read_bytes()[:4_000]
-    settings = dict(preset_name="tiny", batch_size=4, threads=1, groups=2, method="fade")
+    settings = dict(preset_name="tiny", batch_size=8, threads=1, groups=2, method="fade")
     hybrid = fade.compress(text, level="default", **settings)
     network = fade.compress(text, **settings)
     assert fade.read_header(hybrid).coding == "hybrid"
