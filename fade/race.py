@@ -94,7 +94,7 @@ class Screen:
         symbols = np.frombuffer(data, dtype=np.uint8)
         text = int(_TEXT_BYTES[symbols].sum())
         high = int((symbols >= 128).sum())
-        if high:  # bytes of valid UTF-8 sequences count as text
+        if high:  # bytes >= 128 count as text, less four for each invalid UTF-8 sequence
             bad = data.decode("utf-8", errors="replace").count("\ufffd")
             text += max(0, high - 4 * bad)
         return cls(len(data), text / max(len(data), 1))
