@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from fade.errors import FadeError
-from fade.statistics_state import state_bytes
+from fade.statistics_state import NOT_TEXT_MODEL, state_bytes
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,8 @@ class StatisticsConfig:
     order-2 APM; 2 adds higher orders, column and indirect contexts and four
     more weight sets; 3 adds each context's run, match-byte, sparse and
     record contexts. Each is smaller and slower than the one before
-    (docs/statistics.md)."""
+    (docs/statistics.md). 4 and 5 are 0 and 1 with sparse and record
+    contexts, for bytes that are not text (`for_content`)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -190,6 +191,15 @@ class StatisticsConfig:
         which fade.statistics.Tables allocates them): exact, known before
         anything is built."""
         return state_bytes(self, streams, length)
+
+    def for_content(self, text: bool) -> "StatisticsConfig":
+        """These settings for bytes that are `text` or not (fade.race.Screen):
+        models 0 and 1 code bytes that are not text with models 4 and 5,
+        which add the contexts that pay on machine code, records and images
+        and cost text speed (docs/statistics.md, "Models 4 and 5")."""
+        if text or self.model not in NOT_TEXT_MODEL:
+            return self
+        return dataclasses.replace(self, model=NOT_TEXT_MODEL[self.model])
 
     def sized(self, length: int) -> "StatisticsConfig":
         """These settings with tables no larger than `length` bytes call for
@@ -212,7 +222,7 @@ class StatisticsConfig:
 # Domains of StatisticsConfig's fields (docs/format.md): tables from 64 KiB
 # to 4 GiB; the mixer's rate as a 16-bit fraction.
 STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
-                     "keyed": (0, 1), "model": (0, 3)}
+                     "keyed": (0, 1), "model": (0, 5)}
 
 
 @dataclass(frozen=True)

@@ -100,16 +100,28 @@ class Screen:
         return cls(len(data), text / max(len(data), 1))
 
     @property
+    def is_text(self) -> bool:
+        return self.text >= TEXT_SHARE
+
+    @property
     def network_may_pay(self) -> bool:
-        return self.length >= MIN_NETWORK_INPUT and self.text < TEXT_SHARE
+        return self.length >= MIN_NETWORK_INPUT and not self.is_text
+
+    @property
+    def content(self) -> str:
+        """What the bytes are, in words."""
+        if self.is_text:
+            return f"text ({self.text:.1%} of the bytes)"
+        return f"not text ({self.text:.1%} of the bytes text)"
 
     def __str__(self) -> str:
+        """What the bytes are, and whether the network may pay on them."""
         if self.length < MIN_NETWORK_INPUT:
             return (f"{self.length:,} bytes, too few for the network to learn from (under "
                     f"{MIN_NETWORK_INPUT:,})")
-        if self.text >= TEXT_SHARE:
-            return f"text ({self.text:.1%} of the bytes), where the network cannot pay"
-        return f"not text ({self.text:.1%} of the bytes text)"
+        if self.is_text:
+            return f"{self.content}, where the network cannot pay"
+        return self.content
 
 
 # (fraction of the hybrid's steps, share of the need its saving must reach

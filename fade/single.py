@@ -63,14 +63,17 @@ class Plan:
     groups: int = 0
     threads: int = 0  # torch's intra-op threads, recorded in the archive
     coder_threads: int = 0  # coder workers beside the model: speed only
-    screen: race.Screen | None = None  # why a hybrid level codes with the statistics alone
+    screen: race.Screen | None = None  # what the bytes are: the model, the network or not
 
     def __str__(self) -> str:
         if self.alone is not None:
             tables = format_bytes(self.alone.memory_bytes(self.length))
-            why = "" if self.screen is None else f": {self.screen}"
-            return (f"compressing with the statistics alone (level {self.level}{why}), "
-                    f"{tables} of tables")
+            why = ""
+            if self.screen is not None:  # a hybrid level says why its network does not run
+                hybrid = named_level(self.level).preset is not None
+                why = f": {self.screen if hybrid else self.screen.content}"
+            return (f"compressing with the statistics alone, model {self.alone.model} "
+                    f"(level {self.level}{why}), {tables} of tables")
         coding = "the network alone" if self.statistics is None else \
             f"the hybrid with statistics model {self.statistics.model}"
         return (f"compressing on {self.device.type} ({self.device_name}), profile {self.profile}, "
@@ -119,16 +122,18 @@ class Settings:
         if level is None and model is None and not preset_name:
             level = DEFAULT_LEVEL
         chosen = named_level(level) if level is not None else None
+        # What the bytes are picks the level's statistics model (text or not:
+        # StatisticsConfig.for_content) and, for a hybrid, whether the network runs.
+        screen = race.Screen.of(data) if data is not None and chosen is not None else None
+        statistics = None if chosen is None or chosen.statistics is None else \
+            chosen.statistics.for_content(screen is None or screen.is_text)
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
             if model is not None or preset_name:
                 raise FadeError(f"level {level} runs no network: it takes no preset")
-            return Plan(length, level, alone=race.file_order(chosen.statistics, length))
-        if chosen is not None and data is not None and self.method == "auto" and \
-                self.float_mode == "off":
-            screen = race.Screen.of(data)
-            if not screen.network_may_pay:
-                return Plan(length, level, alone=race.file_order(chosen.statistics, length),
-                            screen=screen)
+            return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
+        if screen is not None and self.method == "auto" and self.float_mode == "off" and \
+                not screen.network_may_pay:
+            return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
         if model is None:
             preset_name = preset_name or (chosen.preset if chosen else None) or DEFAULT_PRESET
             model = preset(preset_name)
@@ -136,7 +141,7 @@ class Settings:
         device = resolve_device(self.device)
         numerics = choose_profile(device, self.native)
         batch = batch_size_for(length, self.batch_size, preset_name, device.type)
-        mixing = chosen.statistics if chosen is not None else None
+        mixing = statistics
         threads = self.threads or default_threads(model, batch, torch.get_num_threads(),
                                                   mixing is not None and device.type == "cpu")
         if not 1 <= threads <= MAX_THREADS:

@@ -65,13 +65,20 @@ MAX_CONTEXTS = SHARED + KEYED + 15
 F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
 F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
 F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
-# Each model is the one before and more parts (StatisticsConfig.model is an
-# index here, recorded in the archive; docs/statistics.md says what each part
-# gains). A model's parts never change: older archives must decode.
+# Models 0 to 3 are each the one before and more parts (StatisticsConfig.model
+# is an index here, recorded in the archive; docs/statistics.md says what each
+# part gains). A model's parts never change: older archives must decode.
 MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
 MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
                 | F_WORDSET,)
 MODEL_PARTS += (MODEL_PARTS[2] | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD,)
+# Models for bytes that are not text (fade.race.Screen): model 0 and model 1
+# with the contexts that pay on machine code, records and images (bytes 2-3
+# back, SPARSE2's, RECORD's), at about 0.9x their speed (docs/statistics.md,
+# "Models 4 and 5"). Text keeps model 0 or 1, its bytes and its speed.
+MODEL_PARTS += (F_SPARSE | F_SPARSE2 | F_RECORD,  # 4: level fast, not text
+                MODEL_PARTS[1] | F_SPARSE2 | F_RECORD)  # 5: level default, not text
+NOT_TEXT_MODEL = {0: 4, 1: 5}  # a level's model -> the one it codes bytes that are not text with
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
 OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),

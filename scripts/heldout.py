@@ -20,7 +20,14 @@ toolchain and SciPy (a file that is missing is skipped with a note):
 - zoneinfo.bin: the first 256 KiB of the tz database's TZif files under
   /usr/share/zoneinfo/Area/, sorted by path, concatenated (binary records);
 - urls.txt: the distinct absolute URLs in the Rust documentation's HTML,
-  sorted, the lines in the first 256 KiB.
+  sorted, the lines in the first 256 KiB;
+- arm64.so, arm32.so, x86.dll: JNA's native dispatch library built for
+  Linux on AArch64, Linux on 32-bit ARM and 32-bit Windows (machine code of
+  other instruction sets), whole, from the jna 5.17.0 jar in ~/.m2;
+- jvm.class: the first 256 KiB of that jar's .class files, sorted by name,
+  concatenated (JVM bytecode);
+- iso639.xml: the first 256 KiB of iso-codes' iso_639-3.xml (markup);
+- rustc.html: the first 256 KiB of the rustc book's print.html (markup).
 
 The PNG is decoded here with zlib and the five PNG row filters, so no
 imaging library is needed.
@@ -33,6 +40,7 @@ import os
 import re
 import struct
 import sys
+import zipfile
 import zlib
 
 import numpy as np
@@ -48,7 +56,13 @@ SLICES = {  # name: (path, offset, length)
     "levy.npy": (next(iter(glob.glob(os.path.expanduser(
         "~/.pyenv/versions/*/lib/python3*/site-packages/scipy/stats/tests/data/levy_stable/"
         "stable-Z1-pdf-sample-data.npy"))), "missing"), 0, None),
+    "iso639.xml": ("/usr/share/xml/iso-codes/iso_639-3.xml", 0, 256 << 10),
+    "rustc.html": (os.path.join(RUST_DOC, "rustc", "print.html"), 0, 256 << 10),
 }
+JNA = os.path.expanduser("~/.m2/repository/net/java/dev/jna/jna/5.17.0/jna-5.17.0.jar")
+JNA_LIBRARIES = {"arm64.so": "com/sun/jna/linux-aarch64/libjnidispatch.so",
+                 "arm32.so": "com/sun/jna/linux-arm/libjnidispatch.so",
+                 "x86.dll": "com/sun/jna/win32-x86/jnidispatch.dll"}
 
 
 def png_rgb(path: str) -> tuple[np.ndarray, int]:
@@ -117,6 +131,15 @@ def main() -> None:
         data = b"".join(open(p, "rb").read() for p in paths)[:256 << 10]
         if data:
             open(os.path.join(out, name), "wb").write(data)
+    if os.path.exists(JNA):
+        with zipfile.ZipFile(JNA) as jar:
+            for name, member in JNA_LIBRARIES.items():
+                open(os.path.join(out, name), "wb").write(jar.read(member))
+            classes = sorted(n for n in jar.namelist() if n.endswith(".class"))
+            data = b"".join(jar.read(n) for n in classes)[:256 << 10]
+            open(os.path.join(out, "jvm.class"), "wb").write(data)
+    else:
+        print(f"skipped the JNA files: {JNA} is missing")
     urls = set()
     for page in glob.glob(os.path.join(RUST_DOC, "**", "*.html"), recursive=True):
         urls.update(re.findall(r'href="(https?://[^"#]+)"', open(page, errors="replace").read()))

@@ -12,6 +12,7 @@ it, and elsewhere it must be refused by name (tests/conftest.py,
 """
 
 import io
+import struct
 import sys
 from pathlib import Path
 
@@ -31,6 +32,11 @@ WAVE[[3, 50, 100, 150]] = [np.nan, np.inf, -0.0, 1e-40]
 BF16 = (WAVE.view(np.uint32) >> 16).astype("<u2").tobytes()
 NPY = io.BytesIO()
 np.save(NPY, WAVE)
+# Fixed-width binary records (an id, a count, a signed value, a float): bytes
+# that are not text, which levels fast and default code with statistics
+# models 4 and 5 (fade 0.11, still format v8).
+RECORDS = b"".join(struct.pack("<IHhd", 1000 + 3 * i, i * i % 97, -7 * i, i / 8)
+                   for i in range(64))
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -52,6 +58,9 @@ ARCHIVES = {
     # fade 0.9.0's level max, model 2: kept as written, never regenerated.)
     "statistics-max3": (TEXT, dict(level="max", method="statistics")),
     "max3-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
+    "statistics-binary": (RECORDS, dict(level="fast", method="statistics")),
+    "binary-hybrid": (RECORDS, dict(SETTINGS, level="default", method="fade", batch_size=8,
+                                    groups=2)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -166,7 +166,8 @@ def _native_like_here(header) -> bool:
 
 @pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
                                   "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
-                                  "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid"])
+                                  "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid",
+                                  "v8-binary-hybrid"])
 def test_golden_archive_reencodes_identically(name, monkeypatch):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
@@ -250,18 +251,22 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
 
 
 @pytest.mark.parametrize("level, model, name", [("default", 1, "default"), ("max", 2, "max"),
-                                                ("max", 3, "max3")])
+                                                ("max", 3, "max3"), ("fast", 4, "binary")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name, monkeypatch):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2 and 3; model 2 in fade 0.9.0, model 3 from fade
-    0.10.0, in version 8's model byte) alone, in file order; the same bytes
-    on any CPU."""
+    0.10.0, in version 8's model byte) alone, in file order; and level fast
+    on binary records (model 4, from fade 0.11); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
-    statistics_model(monkeypatch, level, model)
+    if model < 4:
+        statistics_model(monkeypatch, level, model)
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
-    assert header.statistics == race.file_order(LEVELS[level].statistics, len(original))
+    text = race.Screen.of(original).is_text
+    assert text == (model < 4)
+    assert header.statistics == race.file_order(LEVELS[level].statistics.for_content(text),
+                                                len(original))
     assert header.statistics.model == model and not header.statistics.keyed
     assert fade.decompress(blob) == original
     if headers.VERSION == 8:
