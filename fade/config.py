@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from fade.errors import FadeError
-from fade.statistics_state import NOT_TEXT_MODEL, state_bytes
+from fade.statistics_state import NOT_TEXT_MODEL, SLOTS_PER_BYTE_BITS, state_bytes
 
 
 @dataclass(frozen=True)
@@ -203,10 +203,12 @@ class StatisticsConfig:
 
     def sized(self, length: int) -> "StatisticsConfig":
         """These settings with tables no larger than `length` bytes call for
-        (2 to 4 slots and a match entry per byte, at least 2^16 and 2^12):
-        small inputs start faster and lose almost nothing (docs/statistics.md)."""
+        (2 to 4 slots a byte, 8 to 16 for model 6's many contexts, and a match
+        entry per byte, at least 2^16 and 2^12): small inputs start faster and
+        lose almost nothing (docs/statistics.md)."""
         bits = max(length, 1).bit_length()
-        return dataclasses.replace(self, table_bits=min(self.table_bits, max(16, bits + 2)),
+        slots = SLOTS_PER_BYTE_BITS.get(self.model, 2)
+        return dataclasses.replace(self, table_bits=min(self.table_bits, max(16, bits + slots)),
                                    match_bits=min(self.match_bits, max(12, bits)))
 
     def validate(self, what: str = "statistics") -> "StatisticsConfig":
@@ -222,7 +224,7 @@ class StatisticsConfig:
 # Domains of StatisticsConfig's fields (docs/format.md): tables from 64 KiB
 # to 4 GiB; the mixer's rate as a 16-bit fraction.
 STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
-                     "keyed": (0, 1), "model": (0, 5)}
+                     "keyed": (0, 1), "model": (0, 6)}
 
 
 @dataclass(frozen=True)
@@ -243,10 +245,11 @@ LEVELS: dict[str, Level] = {
     # where the network cannot help, model 1 alone in file order (race.file_order).
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=1),
                      "balanced"),
-    # The best ratio: the default network with statistics model 3
-    # (higher orders, column, indirect and match-byte contexts, more weight
-    # sets, runs), mixed or, where the network cannot help, alone in file order.
-    "max": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=3),
+    # The best ratio: the default network with statistics model 6 (model 3's
+    # higher orders, column, indirect and match-byte contexts, weight sets and
+    # runs, with stride contexts and two more weight sets, in tables of up to
+    # 1 GiB), mixed or, where the network cannot help, alone in file order.
+    "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True, model=6),
                  "balanced"),
 }
 DEFAULT_LEVEL = "default"

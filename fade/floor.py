@@ -31,13 +31,24 @@ _XZ_PRESET = 9 | lzma.PRESET_EXTREME
 _XZ_DICTIONARY = 64 << 20  # the preset's own dictionary
 
 
+def _dictionary(data: bytes) -> int:
+    """xz -9e's dictionary, no larger than the data needs (a power of two,
+    at least 4 KiB): the same matches, and ~100 MiB less memory for a frame
+    of a few MiB (the preset's 64 MiB dictionary sizes its match finder)."""
+    return min(_XZ_DICTIONARY, max(4096, 1 << max(len(data) - 1, 1).bit_length()))
+
+
 def _xz(data: bytes) -> bytes:
-    """xz -9e with a dictionary no larger than the data needs (a power of
-    two, at least 4 KiB): the same matches, and ~100 MiB less memory for a
-    frame of a few MiB (the preset's 64 MiB dictionary sizes its match finder)."""
-    dictionary = min(_XZ_DICTIONARY, max(4096, 1 << max(len(data) - 1, 1).bit_length()))
-    filters = [{"id": lzma.FILTER_LZMA2, "preset": _XZ_PRESET, "dict_size": dictionary}]
+    """xz -9e."""
+    filters = [{"id": lzma.FILTER_LZMA2, "preset": _XZ_PRESET, "dict_size": _dictionary(data)}]
     return lzma.compress(data, format=lzma.FORMAT_XZ, filters=filters)
+
+
+def _lzma(data: bytes) -> bytes:
+    """xz -9e's LZMA in the .lzma format: no index, no check (the archive
+    has the CRC-32 of the data) and an end marker, 40-50 bytes less than .xz."""
+    filters = [{"id": lzma.FILTER_LZMA1, "preset": _XZ_PRESET, "dict_size": _dictionary(data)}]
+    return lzma.compress(data, format=lzma.FORMAT_ALONE, filters=filters)
 
 
 _ENCODERS = {
@@ -45,15 +56,21 @@ _ENCODERS = {
     "deflate": lambda data: zlib.compress(data, 9),
     "bzip2": lambda data: bz2.compress(data, 9),
     "xz": _xz,
+    "lzma": _lzma,
 }
 # Streaming decompressors, so that a damaged or hostile archive cannot make
 # fade inflate more than the original size it declares.
-_DECOMPRESSORS = {
+DECOMPRESSORS = {
     "deflate": zlib.decompressobj,
     "bzip2": bz2.BZ2Decompressor,
     "xz": lambda: lzma.LZMADecompressor(format=lzma.FORMAT_XZ),
+    # A .lzma header names its dictionary: at most what `_lzma` writes is allowed.
+    "lzma": lambda: lzma.LZMADecompressor(format=lzma.FORMAT_ALONE,
+                                          memlimit=2 * _XZ_DICTIONARY + (16 << 20)),
 }
-COMPACT_METHODS = tuple(_ENCODERS)  # ties go to the earlier (cheaper to decode) method
+# The methods the floor tries, ties to the earlier (cheaper to decode): "lzma"
+# is "xz"'s coder in a smaller container, so "xz" is written only when asked for.
+COMPACT_METHODS = ("stored", "deflate", "bzip2", "lzma")
 
 
 def order0_entropy(data: bytes) -> float:
@@ -93,7 +110,7 @@ def _inflate(method: str, stream: bytes, size: int) -> bytes:
     """At most size + 1 bytes of `stream`, which must end exactly where it is complete."""
     if method == "stored":
         return stream
-    decompressor = _DECOMPRESSORS[method]()
+    decompressor = DECOMPRESSORS[method]()
     try:
         data = decompressor.decompress(stream, size + 1)
     except (OSError, EOFError, ValueError, OverflowError, zlib.error, lzma.LZMAError) as error:

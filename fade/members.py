@@ -31,14 +31,13 @@ Example:
 
 from __future__ import annotations
 
-import bz2
 import io
 import lzma
 import struct
 import zlib
 from typing import TYPE_CHECKING, BinaryIO, Callable
 
-from fade import frames, statistics
+from fade import floor, frames, statistics
 from fade import single
 from fade.format.archive import STATISTICS_BYTES_PER_BIT, method_of, unpack
 from fade.format.headers import (COMPACT_FIELDS, FLOAT_FIELDS, FLOATS, FRAMES, LEARNED, MAGIC,
@@ -79,11 +78,6 @@ _U32 = struct.Struct("<I")
 _STATISTICS_BYTES_PER_BYTE = 16
 _STATISTICS_SLACK = 64
 _READ_CHUNK = 1 << 20  # how much is asked of a stream at a time
-_DECOMPRESSORS = {
-    "deflate": zlib.decompressobj,
-    "bzip2": bz2.BZ2Decompressor,
-    "xz": lambda: lzma.LZMADecompressor(format=lzma.FORMAT_XZ),
-}
 
 
 class Source:
@@ -218,7 +212,7 @@ def _inflate(source: Source, method: str, size: int) -> tuple[bytes, bytes]:
     """The stream of a deflate, bzip2 or xz archive read to its end, and what
     it decodes to: never more than `size` + 1 bytes of it, so a damaged or
     hostile stream cannot make us inflate more than it declares."""
-    decompressor = _DECOMPRESSORS[method]()
+    decompressor = floor.DECOMPRESSORS[method]()
     taken, parts, produced = [], [], 0
     pending = b""  # zlib's input not yet consumed (its unconsumed_tail)
     try:

@@ -155,7 +155,8 @@ class Settings:
             raise FadeError("method floats needs float mode fast or strong (--floats)")
         return Plan(length, level, None, model, preset_name, mixing, device, device_name(device),
                     numerics, batch, groups, threads,
-                    coder_threads_for(groups, self.coder_threads, device.type, os.cpu_count()))
+                    coder_threads_for(groups, self.coder_threads, device.type, os.cpu_count()),
+                    screen)
 
 
 def plan(length: int, data: bytes | None = None, **options) -> Plan:
@@ -224,8 +225,13 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
     """`data` compressed with `settings` (see `compress`)."""
     plan = settings.plan(len(data), data)
     method = settings.method
+    # Where the bytes are not text, LZ matching may still win (numbers whose
+    # digits repeat at any offset): method auto then writes the size floor's
+    # smallest archive where it is smaller (docs/statistics.md, "The floor").
+    contest = plan.screen is not None and not plan.screen.is_text
     if plan.alone is not None:
-        return _compress_alone(data, plan.alone, method, settings.memory_limit, progress)
+        return _compress_alone(data, plan.alone, method, settings.memory_limit, progress,
+                               contest)
     if method in ("auto", FLOATS) and settings.float_mode != "off":
         try:
             found = floats.find(data, settings.dtype)
@@ -255,17 +261,19 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
         return alone
     if alone is not None:
         archive = min(archive, alone, key=len)
-    return _at_most_floor(data, archive, method)
+    return _at_most_floor(data, archive, method, contest=contest)
 
 
 def _at_most_floor(data: bytes, archive: bytes | None, method: str,
-                   stored: bool = False) -> bytes:
+                   stored: bool = False, contest: bool = False) -> bytes:
     """The archive to write: `archive`, unless it is missing (the
     statistics could not code `data`) or, with method "auto", no smaller
-    than the stored data with a compact header; then the size floor's
-    smallest archive where it is smaller, or with `stored` (a floats
-    archive) the stored data outright."""
-    if archive is not None and (method != "auto" or len(archive) < len(data) + COMPACT_OVERHEAD):
+    than the stored data with a compact header (with `contest`: than the
+    size floor's smallest archive); then the size floor's smallest archive
+    where it is smaller, or with `stored` (a floats archive) the stored data
+    outright."""
+    if archive is not None and (method != "auto" or (
+            not contest and len(archive) < len(data) + COMPACT_OVERHEAD)):
         return archive
     if stored:
         return floor.compress(data, "stored")
@@ -273,16 +281,18 @@ def _at_most_floor(data: bytes, archive: bytes | None, method: str,
 
 
 def _compress_alone(data: bytes, config: StatisticsConfig, method: str,
-                    memory_limit: int | None, progress: Progress | None) -> bytes:
+                    memory_limit: int | None, progress: Progress | None,
+                    contest: bool = False) -> bytes:
     """Level fast: a "statistics" archive, or with method "auto" the size
-    floor where it is smaller or the statistics cannot win."""
+    floor where it is smaller (`contest`: tried whatever the statistics
+    give) or the statistics cannot win."""
     if method not in ("auto", STATISTICS):
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
     report = None if progress is None else (lambda done, bits: progress(done, len(data), bits))
     return _at_most_floor(data, race.statistics_archive(data, config, memory_limit, report),
-                          method)
+                          method, contest=contest)
 
 
 def _compress_floats(data: bytes, source: str, segments: list, settings: Settings, plan: Plan,

@@ -57,7 +57,7 @@ from fade.config import StatisticsConfig
 from fade.errors import CorruptArchiveError
 from fade.statistics_state import (
     ABOVE, APM3_BITS, APM_KNOTS, BIGRAM, C_CODE, C_COUNT, C_DAMAGED, C_HASH, C_HIGH, C_LOW,
-    C_NEXT, C_POS, COLUMN, EXPECTED, F_APM3, F_COLUMNS, F_EXPECTED, F_INDIRECT, F_LAYERS,
+    C_NEXT, C_POS, COLUMN, EXPECTED, F_APM3, F_COLUMNS, F_SETS4, F_STRIDE, STRIDE1, STRIDE2, KIND_SETS, SET10, F_EXPECTED, F_INDIRECT, F_LAYERS,
     F_ORDERS, F_RATE, F_RECORD, F_RUNS, F_SETS, F_SPARSE2, F_TRIGRAM, F_WORDSET,
     FIXED_INPUTS, INDIRECT1, INDIRECT2, INPUTS, KEYED, LAYER_SETS, MAX_CONTEXTS, MODEL_PARTS,
     MORE_SETS, NODES, ORDER5, ORDER8, P_ACTIVE, P_BITS, P_COUNT, P_KEYED, P_MATCH_BITS,
@@ -311,6 +311,15 @@ def _start_byte(tables, s, bits):
         r = min(r, 4095)
         scratch[SCRATCH_HASHES + RECORD1] = _hash(((back1 << 8) | (history & 255)) * 4096 + r, 57)
         scratch[SCRATCH_HASHES + RECORD2] = _hash(((back1 << 8) | back2) * 4096 + r, 58)
+    if parts & F_STRIDE:
+        position = streams[s, S_POSITION]
+        start = streams[s, S_BASE]
+        back8 = np.int64(buffer[start + position - 8]) if position >= 8 else 0
+        back16 = np.int64(buffer[start + position - 16]) if position >= 16 else 0
+        lane = position & 7
+        scratch[SCRATCH_HASHES + STRIDE1] = _hash((lane << 16) | (back8 << 8) | back16, 61)
+        scratch[SCRATCH_HASHES + STRIDE2] = _hash((lane << 16) | (back16 << 8) | (history & 255),
+                                                  62)
     if parts & F_EXPECTED:
         expected = 0
         if streams[s, S_MATCH_LEN] > 0:
@@ -469,6 +478,17 @@ def _predict(tables, s, c0, bitpos, network):
                 word_sets = MORE_SETS + SET5 + SET6
                 set7 = word_sets + (min(streams[s, S_WORDLEN], 7) * 4 + kind) * 8 + bitpos
                 _note_sets(scratch, 26, set7, word_sets + WORD_SETS + set1, inputs, weights, n, 6)
+                if parts & F_SETS4:  # two more: by the last four bytes' kinds, by order 3
+                    kinds = 0
+                    for b in range(4):
+                        c = (streams[s, S_HISTORY] >> (8 * b)) & 255
+                        kinds = kinds * 4 + (0 if 97 <= (c | 32) <= 122 else (
+                            1 if 48 <= c <= 57 else (2 if c <= 32 else 3)))
+                    base = word_sets + WORD_SETS + 1024
+                    set9 = base + kinds * 8 + bitpos
+                    set10 = base + KIND_SETS + (
+                        _hash(streams[s, S_HISTORY] & 0xFFFFFF, 52) & (SET10 - 1))
+                    _note_sets(scratch, 12, set9, set10, inputs, weights, n, 8)
         scratch[SCRATCH_DOTS] = dot1
         scratch[SCRATCH_DOTS + 1] = dot2
         f = c0 * parameters[P_SETS]
@@ -578,6 +598,9 @@ def _update(tables, s, c0, bitpos, bit, node):
         if parts & F_WORDSET:
             _learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate)
             _learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2)
+        if parts & F_SETS4:
+            for k in range(2):
+                _learn(weights, inputs, scratch[7], scratch[12 + k], scratch[14 + k], bit, rate)
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
     apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6

@@ -48,7 +48,11 @@ BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
 # values keep repeating, found as paq8's record model does).
 (ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2, EXPECTED, SPARSE2, SPARSE3,
  RECORD1, RECORD2) = range(SHARED + KEYED + 3, SHARED + KEYED + 15)
-MAX_CONTEXTS = SHARED + KEYED + 15
+# Models 4 to 6's: two stride contexts (where the byte falls in 8, with the
+# bytes 8 and 16 back; with the byte 16 back and the last byte): arrays of
+# 8-byte numbers, and machine code.
+STRIDE1, STRIDE2 = range(SHARED + KEYED + 15, SHARED + KEYED + 17)
+MAX_CONTEXTS = SHARED + KEYED + 17
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -65,6 +69,10 @@ MAX_CONTEXTS = SHARED + KEYED + 15
 F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
 F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
 F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
+# Model 6's: SETS4, two more weight sets (by the kinds of the last four bytes,
+# by order 3 hashed) under the final mixer. Models 4 to 6: STRIDE, the stride
+# contexts.
+F_SETS4, F_STRIDE = 65536, 131072
 # Models 0 to 3 are each the one before and more parts (StatisticsConfig.model
 # is an index here, recorded in the archive; docs/statistics.md says what each
 # part gains). A model's parts never change: older archives must decode.
@@ -74,11 +82,18 @@ MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_I
 MODEL_PARTS += (MODEL_PARTS[2] | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD,)
 # Models for bytes that are not text (fade.race.Screen): model 0 and model 1
 # with the contexts that pay on machine code, records and images (bytes 2-3
-# back, SPARSE2's, RECORD's), at about 0.9x their speed (docs/statistics.md,
-# "Models 4 and 5"). Text keeps model 0 or 1, its bytes and its speed.
-MODEL_PARTS += (F_SPARSE | F_SPARSE2 | F_RECORD,  # 4: level fast, not text
-                MODEL_PARTS[1] | F_SPARSE2 | F_RECORD)  # 5: level default, not text
+# back, SPARSE2's, RECORD's, STRIDE's), at about 0.85x their speed
+# (docs/statistics.md, "Models 4 to 6"). Text keeps model 0 or 1, its bytes
+# and its speed.
+BINARY_PARTS = F_SPARSE | F_SPARSE2 | F_RECORD | F_STRIDE
+MODEL_PARTS += (BINARY_PARTS,  # 4: level fast, not text
+                MODEL_PARTS[1] | BINARY_PARTS)  # 5: level default, not text
+MODEL_PARTS += (MODEL_PARTS[3] | F_SETS4 | F_STRIDE,)  # 6: level max
 NOT_TEXT_MODEL = {0: 4, 1: 5}  # a level's model -> the one it codes bytes that are not text with
+# log2 of the hash table's slots a byte of input (StatisticsConfig.sized), 2
+# unless said: model 6's tables are roomier (lcet10.txt: -0.45% at 8 slots a
+# byte against 2; docs/statistics.md, "Models 4 to 6").
+SLOTS_PER_BYTE_BITS = {6: 3}
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
 OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),
@@ -86,7 +101,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (ABOVE, F_COLUMNS), (COLUMN, F_COLUMNS),
                      (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT),
                      (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
-                     (RECORD1, F_RECORD), (RECORD2, F_RECORD))
+                     (RECORD1, F_RECORD), (RECORD2, F_RECORD),
+                     (STRIDE1, F_STRIDE), (STRIDE2, F_STRIDE))
 
 # Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
 # then how many contexts are active, and their indices in input order.
@@ -100,6 +116,9 @@ P_ACTIVE = P_COUNT + 1
 SETS = 4  # weight sets under the final mixer with F_LAYERS
 SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
 SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
+SETS4 = 10  # with F_SETS4: by the kinds of the last four bytes, by order 3 (hashed)
+KIND_SETS = 256 * 8  # F_SETS4: four bytes' kinds (letter, digit, space, other) x bit position
+SET10 = 8192  # F_SETS4: order 3, hashed
 WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
 LAYER_SETS = 1024 + (MAX_CONTEXTS + 1) * 8  # where F_LAYERS' sets start: by the last byte
 MORE_SETS = LAYER_SETS + 2 * 256  # where F_SETS' start: by order 2, then by the match state
@@ -112,7 +131,7 @@ SET6 = 65 * 8
 # SCRATCH_DOTS), then each context's hash while its slot is found.
 SCRATCH_NODE = 6  # the node of the current bit in each context's slot
 SCRATCH_DOTS = 32
-SCRATCH_HASHES = 40
+SCRATCH_HASHES = 48
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
@@ -168,11 +187,14 @@ def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
     return (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
-            + (WORD_SETS + 1024 if parts & F_WORDSET else 0))
+            + (WORD_SETS + 1024 if parts & F_WORDSET else 0)
+            + (KIND_SETS + SET10 if parts & F_SETS4 else 0))
 
 
 def final_sets(parts: int) -> int:
     """How many weight sets' outputs the final mixer combines (F_LAYERS)."""
+    if parts & F_SETS4:
+        return SETS4
     return SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS
 
 

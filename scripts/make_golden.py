@@ -59,6 +59,10 @@ ARCHIVES = {
     "statistics-max3": (TEXT, dict(level="max", method="statistics")),
     "max3-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     "statistics-binary": (RECORDS, dict(level="fast", method="statistics")),
+    "statistics-default-binary": (RECORDS, dict(level="default", method="statistics")),
+    # Level max from fade 0.11 (still format v8): statistics model 6.
+    "statistics-max6": (TEXT, dict(level="max", method="statistics")),
+    "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     "binary-hybrid": (RECORDS, dict(SETTINGS, level="default", method="fade", batch_size=8,
                                     groups=2)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",

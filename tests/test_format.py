@@ -65,6 +65,9 @@ def test_document_tables_match_the_code():
     assert {int(code): name for code, name in methods.items()} == headers.METHODS
 
 
+MAX_MODELS = (2, 3, 6)  # level max's statistics models, by release
+
+
 def statistics_model(monkeypatch, name: str, model: int) -> None:
     """Level `name` with statistics `model`, to re-encode the archives of an
     earlier release of that level (level max: model 2 in fade 0.9.0)."""
@@ -145,7 +148,7 @@ def _reencoded(name: str, native: bool) -> tuple[bytes, bytes]:
     header = fade.read_header((GOLDEN / f"{name}.fade").read_bytes())
     level = None
     if header.version >= 6 and header.coding == "hybrid":
-        level = "max" if header.statistics.model >= 2 else "default"
+        level = "max" if header.statistics.model in MAX_MODELS else "default"
     again = fade.compress(original, preset_name="tiny", batch_size=header.batch_size, threads=1,
                           seed=0, device="cpu", method="fade", groups=header.groups,
                           native=native, level=level)
@@ -167,12 +170,12 @@ def _native_like_here(header) -> bool:
 @pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
                                   "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
                                   "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid",
-                                  "v8-binary-hybrid"])
+                                  "v8-binary-hybrid", "v8-max6-hybrid"])
 def test_golden_archive_reencodes_identically(name, monkeypatch):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
     old_statistics(monkeypatch, header.version)  # v6, v7: statistics model 0
-    if header.coding == "hybrid" and header.statistics.model >= 2:
+    if header.coding == "hybrid" and header.statistics.model in MAX_MODELS:
         statistics_model(monkeypatch, "max", header.statistics.model)
     portable = header.profile == profile.PORTABLE
     original, again = _reencoded(name, native=not portable)
@@ -250,21 +253,23 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
         assert again == blob
 
 
-@pytest.mark.parametrize("level, model, name", [("default", 1, "default"), ("max", 2, "max"),
-                                                ("max", 3, "max3"), ("fast", 4, "binary")])
+@pytest.mark.parametrize("level, model, name", [
+    ("default", 1, "default"), ("max", 2, "max"), ("max", 3, "max3"), ("fast", 4, "binary"),
+    ("default", 5, "default-binary"), ("max", 6, "max6")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name, monkeypatch):
     """What levels default and max write where the network cannot help: their
-    statistics (models 1, 2 and 3; model 2 in fade 0.9.0, model 3 from fade
-    0.10.0, in version 8's model byte) alone, in file order; and level fast
-    on binary records (model 4, from fade 0.11); the same bytes on any CPU."""
+    statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
+    0.10.0, model 6 from 0.11, in version 8's model byte) alone, in file
+    order; and levels fast and default on binary records (models 4 and 5,
+    from fade 0.11); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
-    if model < 4:
+    if model in (2, 3):
         statistics_model(monkeypatch, level, model)
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
     text = race.Screen.of(original).is_text
-    assert text == (model < 4)
+    assert text == (model not in (4, 5))
     assert header.statistics == race.file_order(LEVELS[level].statistics.for_content(text),
                                                 len(original))
     assert header.statistics.model == model and not header.statistics.keyed

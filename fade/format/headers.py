@@ -26,15 +26,17 @@ READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 # streams (fade.floats) and is new in version 3; "statistics" codes the bytes
 # in file order with the context-mixing statistics alone (fade.statistics,
 # level fast), new in version 6; "frames" holds an input cut into frames, each
-# an archive of one of the other methods (fade.frames), new in version 7.
+# an archive of one of the other methods (fade.frames), new in version 7;
+# "lzma" is an LZMA stream in the .lzma format (xz's LZMA1 without the .xz
+# container's 60 bytes), new in fade 0.11 (version 8).
 METHODS = {0: "stored", 1: "fade", 2: "deflate", 3: "bzip2", 4: "xz", 5: "floats",
-           6: "statistics", 7: "frames"}
+           6: "statistics", 7: "frames", 8: "lzma"}
 LEARNED = "fade"
 FLOATS = "floats"
 STATISTICS = "statistics"
 FRAMES = "frames"
 # The version each method first appeared in.
-METHOD_SINCE = {"floats": 3, "statistics": 6, "frames": 7}
+METHOD_SINCE = {"floats": 3, "statistics": 6, "frames": 7, "lzma": 8}
 
 FLOAT_MODES = {0: "fast", 1: "strong"}
 FLOAT_SOURCES = {0: "raw", 1: "npy", 2: "safetensors"}
@@ -219,7 +221,7 @@ class Header:
 class CompactHeader:
     """Header of an archive that does not use the model (the size floor)."""
 
-    method: str  # "stored", "deflate", "bzip2" or "xz"
+    method: str  # "stored", "deflate", "bzip2", "xz" or "lzma"
     original_size: int
     original_crc32: int
     version: int = VERSION
