@@ -157,13 +157,14 @@ def statistics_archive(data: bytes, config: StatisticsConfig, memory_limit: int 
 
 def against_hybrid(data: bytes, layout: Layout, mixing: StatisticsConfig,
                    memory_limit: int | None,
-                   checkpoints: tuple[tuple[float, float], ...] = RACE_CHECKPOINTS
+                   checkpoints: tuple[tuple[float, float], ...] = RACE_CHECKPOINTS,
+                   alone: StatisticsConfig | None = None
                    ) -> tuple[bytes | None, Race | None]:
-    """The hybrid's statistics alone in file order: their archive of `data`
-    (None if it cannot be made), and the Race a hybrid of `layout` with
-    statistics `mixing` runs against it at `checkpoints` (fraction of the
-    steps, share of the need)."""
-    config = file_order(mixing, len(data))
+    """The level's statistics alone in file order (`alone`, default the
+    hybrid's `mixing`): their archive of `data` (None if it cannot be made),
+    and the Race a hybrid of `layout` with statistics `mixing` runs against
+    it at `checkpoints` (fraction of the steps, share of the need)."""
+    config = file_order(alone or mixing, len(data))
     check_memory(config, len(data), memory_limit)
     stream = statistics.encode_file(data, config)
     if stream is None:

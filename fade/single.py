@@ -122,8 +122,11 @@ class Settings:
         if level is None and model is None and not preset_name:
             level = DEFAULT_LEVEL
         chosen = named_level(level) if level is not None else None
-        # What the bytes are picks the level's statistics model (text or not:
-        # StatisticsConfig.for_content) and, for a hybrid, whether the network runs.
+        # What the bytes are picks the model of the level's statistics alone
+        # (text or not: StatisticsConfig.for_content) and, for a hybrid,
+        # whether the network runs. A hybrid mixes the level's own model: with
+        # the network beside it, model 5 gains nothing on binaries (mapsdatazrh
+        # +0.07% against model 1; docs/statistics.md, "Models 4 to 6").
         screen = race.Screen.of(data) if data is not None and chosen is not None else None
         statistics = None if chosen is None or chosen.statistics is None else \
             chosen.statistics.for_content(screen is None or screen.is_text)
@@ -141,7 +144,7 @@ class Settings:
         device = resolve_device(self.device)
         numerics = choose_profile(device, self.native)
         batch = batch_size_for(length, self.batch_size, preset_name, device.type)
-        mixing = statistics
+        mixing = chosen.statistics if chosen is not None else None
         threads = self.threads or default_threads(model, batch, torch.get_num_threads(),
                                                   mixing is not None and device.type == "cpu")
         if not 1 <= threads <= MAX_THREADS:
@@ -251,8 +254,9 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
         # The statistics alone in file order cost a small fraction of the
         # hybrid's time and win where the network has too little data to
         # learn from; coded first, they also stop a hybrid losing to them.
-        alone, referee = race.against_hybrid(data, Layout(len(data), plan.batch, plan.groups),
-                                             plan.statistics, settings.memory_limit)
+        alone, referee = race.against_hybrid(
+            data, Layout(len(data), plan.batch, plan.groups), plan.statistics,
+            settings.memory_limit, alone=plan.statistics.for_content(plan.screen is None or plan.screen.is_text))
     try:
         archive = _compress_learned(data, plan, settings.seed, progress, timings, referee)
     except Stopped:

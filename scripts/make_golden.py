@@ -63,8 +63,6 @@ ARCHIVES = {
     # Level max from fade 0.11 (still format v8): statistics model 6.
     "statistics-max6": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
-    "binary-hybrid": (RECORDS, dict(SETTINGS, level="default", method="fade", batch_size=8,
-                                    groups=2)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -170,7 +170,7 @@ def _native_like_here(header) -> bool:
 @pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
                                   "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
                                   "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid",
-                                  "v8-binary-hybrid", "v8-max6-hybrid"])
+                                  "v8-max6-hybrid"])
 def test_golden_archive_reencodes_identically(name, monkeypatch):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)

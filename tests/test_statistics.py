@@ -307,9 +307,10 @@ def test_statistics_archive_damage_is_one_line(tmp_path):
 
 def test_bytes_that_are_not_text_get_the_binary_models():
     """Levels fast and default code bytes that are not text (race.Screen)
-    with models 4 and 5: models 0 and 1 with sparse and record contexts
-    (held-out binaries: -9.5% and -5.7%, docs/statistics.md); on map tile
-    data they are smaller, and text keeps model 0 and its bytes."""
+    with models 4 and 5 where their statistics code alone: models 0 and 1
+    with sparse, record and stride contexts (held-out binaries: -9.5% and
+    -5.7%, docs/statistics.md); on map tile data they are smaller, and text
+    keeps model 0 and its bytes. The default's hybrid mixes model 1."""
     def coded(data, model):
         return statistics.encode_file(data, StatisticsConfig(model=model).sized(len(data)))
     maps = corpus_file("mapsdatazrh").read_bytes()[:60_000]
@@ -317,7 +318,11 @@ def test_bytes_that_are_not_text_get_the_binary_models():
         assert len(coded(maps, binary)) < 0.995 * len(coded(maps, base))
     book = corpus_file("lcet10.txt").read_bytes()[:20_000]
     assert single.plan(len(maps), maps, level="fast").alone.model == 4
-    assert single.plan(len(maps), maps, level="default", device="cpu").statistics.model == 5
+    hybrid = single.plan(len(maps), maps, level="default", device="cpu")
+    assert hybrid.statistics.model == 1 and hybrid.screen is not None
+    assert hybrid.statistics.for_content(hybrid.screen.is_text).model == 5
+    small = single.plan(8000, maps[:8000], level="default")
+    assert small.alone.model == 5  # under race.MIN_NETWORK_INPUT: no network
     assert single.plan(len(book), book, level="fast").alone.model == 0
     assert single.plan(len(maps), level="fast").alone.model == 0  # no bytes, no screen
     for data, model in ((maps, 4), (book, 0)):
