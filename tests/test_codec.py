@@ -127,4 +127,4 @@ def test_settings_object_is_equivalent_to_keyword_arguments():
         fade.compress(data, preset_name="tiny", method="fade", batch_size=8)
     alone = fade.single.plan(len(data), level="fast")
     assert alone.model is None and alone.alone is not None
-    assert "statistics alone (level fast)" in str(alone)
+    assert "statistics alone, model 0 (level fast)" in str(alone)
