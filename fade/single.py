@@ -256,13 +256,13 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
         # learn from; coded first, they also stop a hybrid losing to them.
         alone, referee = race.against_hybrid(
             data, Layout(len(data), plan.batch, plan.groups), plan.statistics,
-            settings.memory_limit, alone=plan.statistics.for_content(plan.screen is None or plan.screen.is_text))
+            settings.memory_limit, alone=plan.statistics.for_content(not contest))
     try:
         archive = _compress_learned(data, plan, settings.seed, progress, timings, referee)
     except Stopped:
         if progress is not None:
             progress(len(data), len(data), 8.0 * len(alone))
-        return alone
+        return _at_most_floor(data, alone, method, contest=contest)
     if alone is not None:
         archive = min(archive, alone, key=len)
     return _at_most_floor(data, archive, method, contest=contest)

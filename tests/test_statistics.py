@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import fade
-from fade import race, single, statistics
+from fade import floor, race, single, statistics
 from fade.format import archive, headers
 from fade.config import LEVELS, StatisticsConfig, batch_size_for
 
@@ -253,14 +253,18 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     text (the screen lets the hybrid run), but a tiny network saves its statistics
     almost nothing while coding in lockstep costs them more: the race stops
     the hybrid at its first checkpoint, a sixteenth of the way through, and
-    the default writes its statistics' archive."""
+    the default writes its statistics' archive, or the size floor's where
+    that is smaller (bytes that are not text: bzip2 here, 6% smaller than
+    model 5, its sorted contexts unhurt by the flipped bits)."""
     text = np.frombuffer(corpus_file("lcet10.txt").read_bytes()[:60_000], dtype=np.uint8)
     text = (text | (np.random.default_rng(0).random(len(text)) < 0.05) * 0x80).tobytes()
     assert race.Screen.of(text).network_may_pay
     done = []
     blob = fade.compress(text, level="default", preset_name="tiny", threads=1,
                          progress=lambda count, total, bits: done.append(count))
-    assert blob == fade.compress(text, level="default", method="statistics")
+    alone = fade.compress(text, level="default", method="statistics")
+    assert fade.read_header(alone).statistics.model == 5
+    assert blob == min(alone, floor.compress(text), key=len)
     batch = batch_size_for(len(text), None, "tiny", "cpu")
     assert done[-1] == len(text) and 0 < max(done[:-1]) <= len(text) // 16 + batch
 
