@@ -176,8 +176,9 @@ class StatisticsConfig:
     order-2 APM; 2 adds higher orders, column and indirect contexts and four
     more weight sets; 3 adds each context's run, match-byte, sparse and
     record contexts. Each is smaller and slower than the one before
-    (docs/statistics.md). 4 and 5 are 0 and 1 with sparse and record
-    contexts, for bytes that are not text (`for_content`)."""
+    (docs/statistics.md). 4 and 5 are 0 and 1 with sparse, record and
+    stride contexts, for bytes that are not text (`for_content`); 6 is 3
+    with stride contexts and two more weight sets."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -196,7 +197,7 @@ class StatisticsConfig:
         """These settings for bytes that are `text` or not (fade.race.Screen):
         models 0 and 1 code bytes that are not text with models 4 and 5,
         which add the contexts that pay on machine code, records and images
-        and cost text speed (docs/statistics.md, "Models 4 and 5")."""
+        and cost text speed (docs/statistics.md, "Models 4 to 6")."""
         if text or self.model not in NOT_TEXT_MODEL:
             return self
         return dataclasses.replace(self, model=NOT_TEXT_MODEL[self.model])

@@ -209,7 +209,7 @@ def _read_learned(source: Source, prefix: bytes, version: int) -> bytes:
 
 
 def _inflate(source: Source, method: str, size: int) -> tuple[bytes, bytes]:
-    """The stream of a deflate, bzip2 or xz archive read to its end, and what
+    """The stream of a deflate, bzip2, xz or lzma archive read to its end, and what
     it decodes to: never more than `size` + 1 bytes of it, so a damaged or
     hostile stream cannot make us inflate more than it declares."""
     decompressor = floor.DECOMPRESSORS[method]()

@@ -230,7 +230,8 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
     method = settings.method
     # Where the bytes are not text, LZ matching may still win (numbers whose
     # digits repeat at any offset): method auto then writes the size floor's
-    # smallest archive where it is smaller (docs/statistics.md, "The floor").
+    # smallest archive where it is smaller (docs/statistics.md, "The floor's
+    # contest").
     contest = plan.screen is not None and not plan.screen.is_text
     if plan.alone is not None:
         return _compress_alone(data, plan.alone, method, settings.memory_limit, progress,

@@ -70,8 +70,8 @@ F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
 F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
 F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
 # Model 6's: SETS4, two more weight sets (by the kinds of the last four bytes,
-# by order 3 hashed) under the final mixer. Models 4 to 6: STRIDE, the stride
-# contexts.
+# by order 3 hashed) under the final mixer (with WORDSET's). Models 4 to 6:
+# STRIDE, the stride contexts.
 F_SETS4, F_STRIDE = 65536, 131072
 # Models 0 to 3 are each the one before and more parts (StatisticsConfig.model
 # is an index here, recorded in the archive; docs/statistics.md says what each
@@ -127,8 +127,9 @@ SET5 = 4096  # order 2, hashed
 SET6 = 65 * 8
 
 # Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
-# F_SETS, 26-29 with F_WORDSET; the sets' outputs under the final mixer from
-# SCRATCH_DOTS), then each context's hash while its slot is found.
+# F_SETS, 26-29 with F_WORDSET, 12-15 with F_SETS4; the sets' outputs under the
+# final mixer from SCRATCH_DOTS, up to 10), then each context's hash while its
+# slot is found.
 SCRATCH_NODE = 6  # the node of the current bit in each context's slot
 SCRATCH_DOTS = 32
 SCRATCH_HASHES = 48
