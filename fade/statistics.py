@@ -60,8 +60,8 @@ from fade.statistics_state import (
     C_NEXT, C_POS, COLUMN, EXPECTED, F_APM3, F_COLUMNS, F_EXPECTED, F_INDIRECT, F_LAYERS,
     F_ORDERS, F_RATE, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_SPARSE2, F_STRIDE, F_TRIGRAM,
     F_WORDSET, FIXED_INPUTS, INDIRECT1, INDIRECT2, INPUTS, KEYED, KIND_SETS, LAYER_SETS,
-    MAX_CONTEXTS, MODEL_PARTS, MORE_SETS, NODES, ORDER5, ORDER8, P_ACTIVE, P_BITS, P_COUNT, P_KEYED, P_MATCH_BITS,
-    P_PARTS, P_RATE, P_SETS, RECORD1, RECORD2, S_ABOVE, S_BASE, S_FOUND,
+    MAX_CONTEXTS, MODEL_PARTS, MORE_SETS, NODES, ORDER5, ORDER8, P_ACTIVE, P_BITS, P_COUNT,
+    P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_SETS, RECORD1, RECORD2, S_ABOVE, S_BASE, S_FOUND,
     S_HISTORY, S_LENGTH, S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RECORD,
     S_RECORD_SEEN, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORD, S_WORD2, S_WORD3, S_WORDLEN,
     SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, SHARED, SKIPGRAM, SPARSE,
@@ -220,6 +220,12 @@ def _adapt(table, index, bit, limit):
     if n < limit:
         n += 1
     table[index] = np.uint32((p << 10) | n)
+
+
+@nb.njit(**_JIT)
+def _byte_kind(c):
+    """0 for a letter, 1 a digit, 2 a space or control byte (<= 32), 3 any other."""
+    return 0 if 97 <= (c | 32) <= 122 else (1 if 48 <= c <= 57 else (2 if c <= 32 else 3))
 
 
 @nb.njit(**_JIT)
@@ -474,17 +480,14 @@ def _predict(tables, s, c0, bitpos, network):
             set6 = MORE_SETS + SET5 + match_state * 8 + bitpos
             _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
             if parts & F_WORDSET:  # two more: by the word so far, and set 1 learning slowly
-                kind = 0 if 97 <= (last | 32) <= 122 else (
-                    1 if 48 <= last <= 57 else (2 if last <= 32 else 3))  # letter, digit, space
+                kind = _byte_kind(last)
                 word_sets = MORE_SETS + SET5 + SET6
                 set7 = word_sets + (min(streams[s, S_WORDLEN], 7) * 4 + kind) * 8 + bitpos
                 _note_sets(scratch, 26, set7, word_sets + WORD_SETS + set1, inputs, weights, n, 6)
                 if parts & F_SETS4:  # two more: by the last four bytes' kinds, by order 3
                     kinds = 0
                     for b in range(4):
-                        c = (streams[s, S_HISTORY] >> (8 * b)) & 255
-                        kinds = kinds * 4 + (0 if 97 <= (c | 32) <= 122 else (
-                            1 if 48 <= c <= 57 else (2 if c <= 32 else 3)))
+                        kinds = kinds * 4 + _byte_kind((streams[s, S_HISTORY] >> (8 * b)) & 255)
                     base = word_sets + WORD_SETS + 1024
                     set9 = base + kinds * 8 + bitpos
                     set10 = base + KIND_SETS + (
