@@ -185,9 +185,10 @@ def write_timings(timings, name: str, opts: Options) -> None:
         if opts.verbosity > 0:
             say(f"{name}: profile: no model steps (compact archive)")
         return
-    lines = ["step\twall_ms\tdevice_ms\twait_ms\tcoder_ms"]
+    lines = ["step\twall_ms\tdevice_ms\twait_ms\tcoder_ms\tblocked_ms"]
     lines += [f"{r['step']}\t{1000 * r['wall']:.3f}\t{1000 * r['device']:.3f}\t"
-              f"{1000 * r['wait']:.3f}\t{1000 * r['coder']:.3f}" for r in rows]
+              f"{1000 * r['wait']:.3f}\t{1000 * r['coder']:.3f}\t{1000 * r['blocked']:.3f}"
+              for r in rows]
     table = "\n".join(lines) + "\n"
     if opts.timings == STDIO:
         click.echo(table, err=True, nl=False)

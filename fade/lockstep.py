@@ -99,13 +99,16 @@ class Stopped(Exception):
 
 class StepTimings:
     """Per-step timings of the loop: wall time, time the device computed,
-    time the model's side waited for the coders, and the coders' own time.
+    time the device waited, the coders' own time, and the time the model's
+    thread was blocked on the coders.
 
     On a CPU the model runs in the calling thread, so "device" is the time
     spent in model calls and "wait" the time blocked on coder workers. On a
     GPU work is queued, so both come from CUDA events read after the run:
     "device" sums the queued segments' durations, "wait" is the rest of the
-    step (the device idle).
+    step (the device idle, for the coders or for Python). "blocked" is, on
+    either, the time the model's thread waited for a coder worker (a free
+    ping-pong slot, or a decoded group).
     """
 
     def __init__(self, device: torch.device):
@@ -145,7 +148,8 @@ class StepTimings:
             device = sum(seconds(a, b) for a, b in segments)
             wait = wall - device if self.cuda else wait_seconds[step]
             self.rows.append(dict(step=step, wall=wall, device=device, wait=max(0.0, wait),
-                                  coder=coder_seconds.get(step, 0.0)))
+                                  coder=coder_seconds.get(step, 0.0),
+                                  blocked=wait_seconds[step]))
 
 
 def run(layout: Layout, cfg: ModelConfig, seed: int, device: torch.device, pool: CoderPool,

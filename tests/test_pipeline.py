@@ -214,11 +214,12 @@ def test_profile_has_one_row_per_step(tmp_path, text):
     steps = -(-LENGTH // BATCH)
     assert f"profile: {steps} steps" in result.stderr.decode()
     rows = (tmp_path / "steps.tsv").read_text().splitlines()
-    assert rows[0].split("\t") == ["step", "wall_ms", "device_ms", "wait_ms", "coder_ms"]
+    assert rows[0].split("\t") == ["step", "wall_ms", "device_ms", "wait_ms", "coder_ms",
+                                   "blocked_ms"]
     assert [int(row.split("\t")[0]) for row in rows[1:]] == list(range(steps))
     for row in rows[1:]:
-        wall, device, wait, coder = map(float, row.split("\t")[1:])
-        assert wall > 0 and device > 0 and wait >= 0 and coder > 0
+        wall, device, wait, coder, blocked = map(float, row.split("\t")[1:])
+        assert wall > 0 and device > 0 and wait >= 0 and coder > 0 and blocked >= 0
         assert device + wait <= wall * 1.01 + 0.01
     # Decompression's table goes to stderr with "-".
     result = run_fade("decompress", "--profile", "-", "-o", "back", "a.fade", cwd=tmp_path)
