@@ -102,7 +102,7 @@ def _mode_flag(*names: str, mode: str, help: str):
               show_default=True, help="Exponent codec of --floats fast.")
 @click.option("--groups", type=click.IntRange(1, MAX_GROUPS), default=None,
               help="Groups of sub-streams with a coder each (decoded in parallel); recorded "
-                   "[default: 1 on a CPU, 4 on a GPU].")
+                   "[default: 1].")
 @click.option("--native", is_flag=True,
               help="torch's fastest kernels instead of the portable profile: the archive "
                    "decodes only on machines like this one.")

@@ -409,9 +409,15 @@ def check_threads(threads: int, limit: int | None, cpus: int | None) -> None:
 MAX_GROUPS = 16
 # On a CPU the model and the coder share the cores and coding costs a small
 # fraction of a step (docs/results.md), so splitting the batch only adds
-# per-call overhead: one group. On a GPU a group's decode overlaps the other
-# groups' device work; 4 lets 4 coder threads decode at once.
-DEFAULT_GROUPS = {"cpu": 1, "cuda": 4}
+# per-call overhead: one group. On a GPU too: a step there is bound by
+# issuing the model's kernels, which every group repeats, while the
+# network's coders sit idle nearly all the time; and the hybrid's
+# statistics, one model per group, see a quarter of the data each with 4
+# groups. On an H200, on enwik6, balanced at batch 512 coded 62.5 KB/s with
+# one group and 16.7 with 4; the hybrid of level max made 226,379 bytes
+# with one and 242,928 with 4, at twice the speed (docs/results.md, "On a
+# GPU").
+DEFAULT_GROUPS = {"cpu": 1, "cuda": 1}
 MAX_CODER_THREADS = 16
 
 

@@ -97,7 +97,8 @@ def check_replay(header: Header, device: torch.device) -> None:
         if recorded.profile == profiles.PORTABLE:
             advice = f"decode with torch {recorded.torch_version} on an x86-64 machine with AVX2"
         elif recorded.device_kind == "cuda":
-            advice = "decode on a machine with that GPU and those versions"
+            advice = (f"decode on a machine with the GPU {recorded.device_name}, torch "
+                      f"{recorded.torch_version} and CUDA {recorded.cuda_version or 'none'}")
         else:
             advice = ("decode on the encoding machine, or re-compress there with the default "
                       "portable profile")

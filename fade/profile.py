@@ -242,8 +242,7 @@ def replay_problems(recorded: Machine, here: Machine, version: int = 5) -> Repla
 
     if recorded.device_kind == "cuda":
         if here.device_kind != "cuda":
-            refusals.append(f"made on the GPU {recorded.device_name}; a GPU archive cannot be "
-                            "decoded on a CPU")
+            refusals.append("a GPU archive cannot be decoded on a CPU")
         else:
             differ("device_name", "GPU")
             differ("cuda_version", "CUDA")

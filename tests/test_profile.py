@@ -61,8 +61,7 @@ def test_native_archives_replay_only_on_machines_alike():
 def test_gpu_archives_need_the_same_gpu_and_versions():
     assert profile.replay_problems(GPU, GPU) == profile.Replay((), {})
     on_cpu = profile.replay_problems(GPU, AMD_AVX2).refusals
-    assert on_cpu == ("made on the GPU NVIDIA H100 80GB HBM3; a GPU archive cannot be decoded "
-                      "on a CPU",)
+    assert on_cpu == ("a GPU archive cannot be decoded on a CPU",)
     assert "decode it on the CPU" in profile.replay_problems(AMD_AVX2, GPU).refusals[0]
     other = dataclasses.replace(GPU, device_name="NVIDIA A100", cudnn_version="90000")
     assert profile.replay_problems(GPU, other).refusals == (
