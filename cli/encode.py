@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 from fade import floats, frames
-from fade.config import LEVELS
+from fade.config import DEFAULT_LEVEL, LEVELS, network_asked
 from fade.device import resolve_device
+from fade.errors import FadeError
 from fade.lazy import torch
 from fade.lockstep import StepTimings
 from fade.profile import machine_lacks_portable
 from fade.single import Plan
 
 from .files import STDIO, Options, run_files, say
-from .report import write_timings
+from .report import members, write_timings
 
 LARGE_FLOAT_FILE = 16 * 1024 * 1024  # above this, suggest --floats fast for tensor files
 
@@ -38,7 +40,10 @@ class Settings:
 
     @property
     def runs_network(self) -> bool:
-        return self.level is None or LEVELS[self.level].preset is not None
+        if self.level is None and self.preset is not None:
+            return True  # the network alone
+        asked = network_asked(self.preset is not None, self.method, self.float_mode)
+        return LEVELS[self.level or DEFAULT_LEVEL].runs_network(asked)
 
 
 def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) -> int:
@@ -76,7 +81,26 @@ def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) ->
         if timings is not None:
             write_timings(timings, name, opts)
 
-    return run_files(files, opts, transform)
+    written: list[str] = []
+    status = run_files(files, opts, transform, written)
+    if settings.runs_network and opts.verbosity > 0 and sys.stderr.isatty():
+        _say_what_decodes(written)
+    return status
+
+
+def _say_what_decodes(written: list[str]) -> None:
+    """Once, where a learned archive was written: what decodes it (a
+    user at a terminal learns that it is not any machine)."""
+    for out in written:
+        try:
+            with open(out, "rb") as file:
+                needs = [decoder for _, _, decoder in members(file) if decoder]
+        except (OSError, FadeError):  # listed by `fade -l`, which says what is wrong
+            continue
+        if needs:
+            say(f"note: {out} is a learned archive: it decodes only with {needs[0]} "
+                "(level default's archives decode anywhere)")
+            return
 
 
 def _announce(name: str, data: bytes, framing: frames.Framing | None, opts: Options,

@@ -285,11 +285,11 @@ def _discard(data: bytes) -> None:
     """The sink of -t: decoded and verified, then dropped."""
 
 
-def process(path: str, opts: Options, transform: Callable) -> None:
+def process(path: str, opts: Options, transform: Callable) -> str | None:
     """Open `path` and its output (checked before any work), then
     `transform(source, sink, make_bar)` streams the result into `sink`:
     written atomically (a file, renamed into place at the end), as it comes
-    (stdout), or nowhere (-t)."""
+    (stdout), or nowhere (-t). Returns the file written (None: none)."""
     name = opts.name(path)
     out = output_path(path, opts)
     file = open_input(path, opts)
@@ -319,6 +319,7 @@ def process(path: str, opts: Options, transform: Callable) -> None:
         except OSError as error:
             raise UserError(path, f"cannot remove input: {os_reason(error)}") from None
     _summary(opts, name, out, source, sink, seconds)
+    return out
 
 
 def _summary(opts: Options, name: str, out: str | None, source: Reader, sink: Counted,
@@ -342,9 +343,11 @@ def _summary(opts: Options, name: str, out: str | None, source: Reader, sink: Co
         f"{method_of(archive.head)}, {seconds:.1f} s, {speed} {where}")
 
 
-def run_files(files: tuple[str, ...], opts: Options, transform: Callable[..., None]) -> int:
+def run_files(files: tuple[str, ...], opts: Options, transform: Callable[..., None],
+              written: list[str] | None = None) -> int:
     """`transform(source, sink, make_bar, path)` each file (see `process`);
-    every file is tried, the status is that of the worst."""
+    every file is tried, the status is that of the worst. The files written
+    are appended to `written`, where given."""
     from fade import FadeError
 
     if not files:
@@ -356,7 +359,10 @@ def run_files(files: tuple[str, ...], opts: Options, transform: Callable[..., No
     status = EXIT_OK
     for path in files:
         try:
-            process(path, opts, lambda source, sink, bar: transform(source, sink, bar, path))
+            out = process(path, opts,
+                          lambda source, sink, bar: transform(source, sink, bar, path))
+            if out is not None and written is not None:
+                written.append(out)
         except UserError as error:
             say(str(error))
             status = EXIT_ERROR

@@ -69,9 +69,11 @@ def _mode_flag(*names: str, mode: str, help: str):
               help="Frames coded at once, each by its own process on one thread (0: one per "
                    "core); changes speed and memory, never the archive [default: 0].")
 @click.option("--level", type=click.Choice(list(LEVELS)), default=None,
-              help="fast: the context-mixing statistics alone (hundreds of KB/s); default: the "
-                   "network and the statistics mixed bit by bit (the statistics alone where "
-                   "they are smaller); max: as default with stronger statistics "
+              help="fast: the context-mixing statistics alone (hundreds of KB/s); default: "
+                   "stronger statistics alone (archives that decode anywhere); max: the "
+                   "network and the strongest statistics mixed bit by bit, or those "
+                   "statistics alone where they are smaller (the archive decodes only with "
+                   "the same torch build) "
                    f"[default: {DEFAULT_LEVEL}, or with --preset the network alone].")
 @click.option("--frame-size", type=ByteSize(), default=None,
               help="Inputs larger than this are cut into independent frames of this size, "

@@ -14,10 +14,12 @@ import fade
 from fade import frames
 from fade.format.archive import method_of, unpack
 from fade.format.container import FramesHeader
-from fade.format.headers import MAGIC, STATISTICS, FloatHeader, Header, StatisticsHeader
+from fade.format.headers import (LEARNED, MAGIC, STATISTICS, FloatHeader, Header,
+                                 StatisticsHeader)
 from fade.errors import FadeError
 from fade.members import PREFIX_SIZE, Source, read_archive, trailing_bytes
 from fade.config import LEVELS
+from fade.profile import decoded_by
 
 # Up to this many bytes at the end of a file are read whole to check
 # whether they are one archive (the usual case: no decoding to list it).
@@ -30,9 +32,9 @@ def level_of(header) -> str:
     """The level or method an archive's header says it was made with: a
     level's name where the header matches what that level writes."""
     if isinstance(header, StatisticsHeader):
-        for name, level in LEVELS.items():
-            if level.statistics is not None and level.statistics.model == \
-                    header.statistics.model and (level.preset is None or name != "fast"):
+        for name, level in LEVELS.items():  # a level's model for text, or for other bytes
+            if level.statistics is not None and header.statistics.model in (
+                    level.statistics.model, level.statistics.for_content(False).model):
                 return f"{name}/statistics"
         return f"statistics model {header.statistics.model}"
     if isinstance(header, Header):
@@ -67,14 +69,16 @@ def _members(path: str) -> list[tuple[object, int]]:
         raise UserError(path, os_reason(error)) from None
 
 
-def members(file) -> list[tuple[object, int]]:
-    """(header, size) of each archive in a seekable `file`, without decoding
-    them where their headers say where they end. A statistics archive's does
-    not: the last one is recognised by its stream's checksum over the rest
-    of the file; one followed by another archive is decoded to find its end
-    (and deflate, bzip2 and xz streams are decoded to find theirs)."""
+def members(file) -> list[tuple[object, int, str | None]]:
+    """(header, size, what decodes it) of each archive in a seekable `file`,
+    without decoding them where their headers say where they end; what
+    decodes it is None where fade alone does (no learned model). A
+    statistics archive's header does not say where it ends: the last one is
+    recognised by its stream's checksum over the rest of the file; one
+    followed by another archive is decoded to find its end (and deflate,
+    bzip2 and xz streams are decoded to find theirs)."""
     end = file.seek(0, os.SEEK_END)
-    found: list[tuple[object, int]] = []
+    found: list[tuple[object, int, str | None]] = []
     offset = 0
     while offset < end or not found:
         file.seek(offset)
@@ -84,12 +88,25 @@ def members(file) -> list[tuple[object, int]]:
         if frames.is_frames(prefix):
             size = frames.archive_length(file, offset)
             header = frames.read_index(file, start=offset)
+            learned = _learned_frame_header(file, offset, header)
         else:
             file.seek(offset)
             header, size = _plain_member(file, end - offset)
-        found.append((header, size))
+            learned = header
+        needs = decoded_by(learned.machine()) if isinstance(learned, Header) else None
+        found.append((header, size, needs))
         offset += size
     return found
+
+
+def _learned_frame_header(file, offset: int, header: FramesHeader) -> Header | None:
+    """The header of a frames archive's first learned frame, if any: every
+    learned frame of one archive was made on the same machine."""
+    for frame in header.frames:
+        if frame.method == LEARNED:
+            file.seek(offset + frame.archive_offset)
+            return unpack(file.read(frame.archive_size))[0]
+    return None
 
 
 def _method(prefix: bytes) -> str | None:
@@ -134,12 +151,14 @@ def list_files(files: tuple[str, ...], verbosity: int) -> int:
     """`fade -l`: a row per archive (one per member of a concatenation) and,
     for more than one, a total row, like `xz -l` and `zstd -l`."""
     status, found = _archives_of(files or (STDIO,))
-    rows = []
+    rows, needs = [], []
     for name, archives in found:
-        for number, (header, size) in enumerate(archives):
+        for number, (header, size, decoder) in enumerate(archives):
             label = name if len(archives) == 1 else f"{name} [{number + 1}/{len(archives)}]"
             count = len(header.frames) if isinstance(header, FramesHeader) else 1
             rows.append((size, header.original_size, level_of(header), count, label))
+            if decoder is not None:
+                needs.append(f"{label}: a learned archive: it decodes only with {decoder}")
     if rows:
         click.echo(f"{'compressed':>12} {'uncompressed':>13} {'ratio':>7} {'bits/B':>7} "
                    f"{'level/method':<22} {'frames':>6}  name")
@@ -148,6 +167,8 @@ def list_files(files: tuple[str, ...], verbosity: int) -> int:
         if len(rows) > 1:
             click.echo(_row(sum(r[0] for r in rows), sum(r[1] for r in rows), "",
                             sum(r[3] for r in rows), f"({len(rows)} archives)"))
+        for line in needs:
+            click.echo(line)
     return status
 
 
@@ -162,10 +183,11 @@ def info_files(files: tuple[str, ...]) -> int:
     index and its frames)."""
     status, found = _archives_of(files)
     for name, archives in found:
-        for number, (header, size) in enumerate(archives):
+        for number, (header, size, decoder) in enumerate(archives):
             click.echo(f"{name}:" if len(archives) == 1 else
                        f"{name} [archive {number + 1} of {len(archives)}]:")
             click.echo(f"  archive_size: {size}")
+            click.echo(f"  decodes_with: {decoder or 'fade alone, on any machine'}")
             for key, value in header.fields().items():
                 click.echo(f"  {key}: {value}")
             if header.original_size:

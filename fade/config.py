@@ -233,7 +233,22 @@ class Level:
     """A named way to code (`--level`): the statistics, the network, or both."""
 
     statistics: StatisticsConfig | None  # None: the network alone
-    preset: str | None  # the network's preset; None: the statistics alone, in file order
+    preset: str | None  # the network's preset; None: never a network
+    # Whether the level runs its network unasked (method auto): it then races
+    # the hybrid against its statistics alone. A level that does not runs it
+    # only where the user asks for a network (`network_asked`).
+    learned: bool = False
+
+    def runs_network(self, asked: bool) -> bool:
+        """Whether this level runs its network, given whether the user asked
+        for one (`network_asked`)."""
+        return self.preset is not None and (self.learned or asked)
+
+
+def network_asked(preset_given: bool, method: str, float_mode: str) -> bool:
+    """Whether options ask for a network whatever the level: a preset or a
+    model, method fade (the learned archive) or floats, or float data."""
+    return preset_given or method in ("fade", "floats") or float_mode != "off"
 
 
 # Levels, fastest first. A preset given without a level means the network
@@ -242,8 +257,11 @@ LEVELS: dict[str, Level] = {
     # Statistics alone in file order, for speed: model 0, the fastest
     # statistics, with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=0), None),
-    # The hybrid: the default network and statistics model 1, mixed bit by bit;
-    # where the network cannot help, model 1 alone in file order (race.file_order).
+    # Statistics alone in file order, model 1 (model 5 for bytes that are not
+    # text), or the size floor where smaller: archives that decode with fade
+    # alone on any CPU, at the statistics' speed. Asked for a network
+    # (--preset, --method fade, --floats), the default network and model 1
+    # mixed bit by bit: fade 0.10's default hybrid.
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=1),
                      "balanced"),
     # The best ratio: the default network with statistics model 6 (model 3's
@@ -251,7 +269,7 @@ LEVELS: dict[str, Level] = {
     # runs, with stride contexts and two more weight sets, in tables of up to
     # 1 GiB), mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True, model=6),
-                 "balanced"),
+                 "balanced", learned=True),
 }
 DEFAULT_LEVEL = "default"
 

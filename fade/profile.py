@@ -282,6 +282,21 @@ def replay_problems(recorded: Machine, here: Machine, version: int = 5) -> Repla
     return Replay((), environment)
 
 
+def decoded_by(machine: Machine) -> str:
+    """What decodes a learned archive made on `machine`, as `fade -l` and
+    `fade info` say it: the torch build and the CPU class or GPU model its
+    profile's rules ask for (`replay_problems`)."""
+    torch_build = f"torch {machine.torch_version or 'of the encoder'}"
+    if machine.device_kind == "cuda":
+        return (f"{torch_build} with CUDA {machine.cuda_version or 'none'} on the GPU "
+                f"{machine.device_name}")
+    if machine.profile == PORTABLE:
+        return f"{torch_build} on any x86-64 CPU with AVX2 (portable profile)"
+    cpu = " ".join(filter(None, (machine.cpu_vendor, machine.cpu_isa, machine.architecture)))
+    return (f"{torch_build} on a {cpu or machine.device_name or 'CPU'} like the encoder's "
+            f"(native profile{', MKL ' + machine.mkl_version if machine.mkl_version else ''})")
+
+
 def describe(machine: Machine) -> str:
     """A few words for a message: 'portable', 'native on AMD AVX2', 'native
     on the GPU NVIDIA H100'."""

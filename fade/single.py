@@ -26,7 +26,7 @@ from fade.codings import coding_for
 from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, ModelConfig,
                          StatisticsConfig, batch_size_for, check_memory, check_threads,
                          coder_threads_for, default_threads, format_bytes, groups_for,
-                         level as named_level, preset)
+                         level as named_level, network_asked, preset)
 from fade.device import (check_replay, choose_profile, decode_device, device_name,
                          failure_cause, resolve_device)
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError
@@ -70,8 +70,8 @@ class Plan:
             tables = format_bytes(self.alone.memory_bytes(self.length))
             why = ""
             if self.screen is not None:  # a hybrid level says why its network does not run
-                hybrid = named_level(self.level).preset is not None
-                why = f": {self.screen if hybrid else self.screen.content}"
+                learned = named_level(self.level).learned
+                why = f": {self.screen if learned else self.screen.content}"
             return (f"compressing with the statistics alone, model {self.alone.model} "
                     f"(level {self.level}{why}), {tables} of tables")
         coding = "the network alone" if self.statistics is None else \
@@ -133,6 +133,10 @@ class Settings:
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
             if model is not None or preset_name:
                 raise FadeError(f"level {level} runs no network: it takes no preset")
+            return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
+        asked = network_asked(model is not None or bool(preset_name), self.method,
+                              self.float_mode)
+        if chosen is not None and not chosen.runs_network(asked):
             return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
         if screen is not None and self.method == "auto" and self.float_mode == "off" and \
                 not screen.network_may_pay:

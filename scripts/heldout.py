@@ -1,10 +1,13 @@
 """Assemble files of other kinds from this machine, outside the shared corpus,
 for measuring speed and ratio ideas on data they were not tuned on.
 
-    python scripts/heldout.py OUT_DIR
+    python scripts/heldout.py OUT_DIR [--size BYTES]
 
 Writes, each a slice of a real file found on a Debian machine with a Rust
-toolchain and SciPy (a file that is missing is skipped with a note):
+toolchain, SciPy and the Google Cloud SDK (a file that is missing is
+skipped with a note); the slices are 256 KiB, or --size bytes (262144 by
+default; 1048576 makes the 1 MiB set on which the default's speed is
+measured):
 
 - z3.so: 256 KiB of x86-64 machine code, libz3.so.4 from offset 4 MiB;
 - x265.so: 256 KiB of x86-64 machine code with hand-written SIMD,
@@ -27,7 +30,11 @@ toolchain and SciPy (a file that is missing is skipped with a note):
 - jvm.class: the first 256 KiB of that jar's .class files, sorted by name,
   concatenated (JVM bytecode);
 - iso639.xml: the first 256 KiB of iso-codes' iso_639-3.xml (markup);
-- rustc.html: the first 256 KiB of the rustc book's print.html (markup).
+- rustc.html: the first 256 KiB of the rustc book's print.html (markup);
+- screen.rgba: raw 8-bit RGBA rows (5,240 bytes a row) decoded from the
+  Cloud SDK's copy of requests' ss.png, from the first row;
+- boost.f64: SciPy's boost.npz test arrays (float64 records), each
+  array's raw bytes in member-name order, concatenated.
 
 The PNG is decoded here with zlib and the five PNG row filters, so no
 imaging library is needed.
@@ -35,7 +42,9 @@ imaging library is needed.
 
 from __future__ import annotations
 
+import argparse
 import glob
+import io
 import os
 import re
 import struct
@@ -47,26 +56,31 @@ import numpy as np
 
 RUST_DOC = os.path.expanduser("~/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/"
                               "rust/html")
-SLICES = {  # name: (path, offset, length)
-    "z3.so": ("/usr/lib/x86_64-linux-gnu/libz3.so.4", 4 << 20, 256 << 10),
-    "x265.so": ("/usr/lib/x86_64-linux-gnu/libx265.so.199", 2 << 20, 256 << 10),
-    "man-index.db": ("/var/cache/man/index.db", 0, 256 << 10),
-    "dpkg.log": ("/var/log/dpkg.log", 0, 256 << 10),
-    "pypi.tsv": ("/usr/share/package-lists/pypi.tsv", 32 << 20, 256 << 10),
+SLICES = {  # name: (path, offset of the slice; None: the whole file)
+    "z3.so": ("/usr/lib/x86_64-linux-gnu/libz3.so.4", 4 << 20),
+    "x265.so": ("/usr/lib/x86_64-linux-gnu/libx265.so.199", 2 << 20),
+    "man-index.db": ("/var/cache/man/index.db", 0),
+    "dpkg.log": ("/var/log/dpkg.log", 0),
+    "pypi.tsv": ("/usr/share/package-lists/pypi.tsv", 32 << 20),
     "levy.npy": (next(iter(glob.glob(os.path.expanduser(
         "~/.pyenv/versions/*/lib/python3*/site-packages/scipy/stats/tests/data/levy_stable/"
-        "stable-Z1-pdf-sample-data.npy"))), "missing"), 0, None),
-    "iso639.xml": ("/usr/share/xml/iso-codes/iso_639-3.xml", 0, 256 << 10),
-    "rustc.html": (os.path.join(RUST_DOC, "rustc", "print.html"), 0, 256 << 10),
+        "stable-Z1-pdf-sample-data.npy"))), "missing"), None),
+    "iso639.xml": ("/usr/share/xml/iso-codes/iso_639-3.xml", 0),
+    "rustc.html": (os.path.join(RUST_DOC, "rustc", "print.html"), 0),
 }
+SCREEN_PNG = "/usr/lib/google-cloud-sdk/platform/gsutil/third_party/requests/ext/ss.png"
+BOOST_NPZ = next(iter(glob.glob(os.path.expanduser(
+    "~/.pyenv/versions/*/lib/python3*/site-packages/scipy/special/tests/data/boost.npz"))),
+    "missing")
 JNA = os.path.expanduser("~/.m2/repository/net/java/dev/jna/jna/5.17.0/jna-5.17.0.jar")
 JNA_LIBRARIES = {"arm64.so": "com/sun/jna/linux-aarch64/libjnidispatch.so",
                  "arm32.so": "com/sun/jna/linux-arm/libjnidispatch.so",
                  "x86.dll": "com/sun/jna/win32-x86/jnidispatch.dll"}
 
 
-def png_rgb(path: str) -> tuple[np.ndarray, int]:
-    """The 8-bit RGB or RGBA pixels of a non-interlaced PNG, (rows, bytes a row)."""
+def png_rgb(path: str, limit: int | None = None) -> tuple[np.ndarray, int]:
+    """The 8-bit RGB or RGBA pixels of a non-interlaced PNG, (rows, bytes a
+    row): all its rows, or the first `limit`."""
     data = open(path, "rb").read()
     pos, idat, header = 8, [], None
     while pos < len(data):
@@ -84,6 +98,7 @@ def png_rgb(path: str) -> tuple[np.ndarray, int]:
     raw = np.frombuffer(zlib.decompress(b"".join(idat)), dtype=np.uint8)
     stride = width * channels
     rows = raw.reshape(height, stride + 1)
+    height = min(height, limit or height)
     out = np.zeros((height, stride), dtype=np.int32)
     for y in range(height):
         kind, line = rows[y, 0], rows[y, 1:].astype(np.int32)
@@ -110,25 +125,37 @@ def png_rgb(path: str) -> tuple[np.ndarray, int]:
 
 
 def main() -> None:
-    out = sys.argv[1]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--size", type=int, default=256 << 10, help="bytes of each slice")
+    args = parser.parse_args()
+    out, size = args.out, args.size
     os.makedirs(out, exist_ok=True)
-    for name, (path, offset, length) in SLICES.items():
+    for name, (path, offset) in SLICES.items():
         if not os.path.exists(path):
             print(f"skipped {name}: {path} is missing")
             continue
         with open(path, "rb") as file:
-            file.seek(offset)
-            data = file.read(length) if length else file.read()
+            if offset is not None:
+                file.seek(offset)
+            data = file.read() if offset is None else file.read(size)
         open(os.path.join(out, name), "wb").write(data)
     png = os.path.join(RUST_DOC, "rustc", "images", "llvm-cov-show-01.png")
     if os.path.exists(png):
         pixels, stride = png_rgb(png)
-        open(os.path.join(out, "screenshot.rgb"), "wb").write(
-            pixels[400:].tobytes()[:256 << 10])
+        open(os.path.join(out, "screenshot.rgb"), "wb").write(pixels[400:].tobytes()[:size])
+    if os.path.exists(SCREEN_PNG):
+        pixels, stride = png_rgb(SCREEN_PNG, limit=-(-size // 5240))
+        open(os.path.join(out, "screen.rgba"), "wb").write(pixels.tobytes()[:size])
+    if os.path.exists(BOOST_NPZ):
+        with zipfile.ZipFile(BOOST_NPZ) as arrays:
+            data = b"".join(np.load(io.BytesIO(arrays.read(name))).tobytes()
+                            for name in sorted(arrays.namelist()))
+        open(os.path.join(out, "boost.f64"), "wb").write(data[:size])
     for name, pattern in (("pyc.bin", "/usr/lib/python3*/**/*.pyc"),
                           ("zoneinfo.bin", "/usr/share/zoneinfo/[A-Z]*/**")):
         paths = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
-        data = b"".join(open(p, "rb").read() for p in paths)[:256 << 10]
+        data = b"".join(open(p, "rb").read() for p in paths)[:size]
         if data:
             open(os.path.join(out, name), "wb").write(data)
     if os.path.exists(JNA):
@@ -136,7 +163,7 @@ def main() -> None:
             for name, member in JNA_LIBRARIES.items():
                 open(os.path.join(out, name), "wb").write(jar.read(member))
             classes = sorted(n for n in jar.namelist() if n.endswith(".class"))
-            data = b"".join(jar.read(n) for n in classes)[:256 << 10]
+            data = b"".join(jar.read(n) for n in classes)[:size]
             open(os.path.join(out, "jvm.class"), "wb").write(data)
     else:
         print(f"skipped the JNA files: {JNA} is missing")
@@ -145,7 +172,7 @@ def main() -> None:
         urls.update(re.findall(r'href="(https?://[^"#]+)"', open(page, errors="replace").read()))
     if urls:
         text = "\n".join(sorted(urls)) + "\n"
-        open(os.path.join(out, "urls.txt"), "w").write(text[:text.rfind("\n", 0, 256 << 10) + 1])
+        open(os.path.join(out, "urls.txt"), "w").write(text[:text.rfind("\n", 0, size) + 1])
     for name in sorted(os.listdir(out)):
         print(f"{name}: {os.path.getsize(os.path.join(out, name)):,} bytes")
 

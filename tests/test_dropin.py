@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import fade
 from conftest import corpus_file, fade_command, fade_env, one_error_line, run_fade
+from fade import profile
 
 FAST = ("--level", "fast", "-q")
 # The hybrid at CI cost: the tiny network, forced, few steps.
@@ -167,10 +169,17 @@ def test_concatenated_archives_decode_to_the_concatenation(tmp_path):
     assert run_fade("-d", "-q", "all.fade", cwd=tmp_path).returncode == 0
     assert (tmp_path / "all").read_bytes() == expected
     listed = run_fade("-l", "all.fade", cwd=tmp_path).stdout.decode().splitlines()
-    assert len(listed) == 1 + len(order) + 1 and "(17 archives)" in listed[-1]
-    assert listed[-1].split()[:2] == [f"{len(stream):,}", f"{len(expected):,}"]
-    assert [line.split()[-1] for line in listed[1:-1]] == [
+    # the table (a header, a row per archive, the total), then a line for
+    # each learned (hybrid) archive saying what decodes it
+    hybrids = [number for number, k in enumerate(order, 1) if kinds[k] == "hybrid"]
+    table, notes = listed[:len(order) + 2], listed[len(order) + 2:]
+    assert "(17 archives)" in table[-1]
+    assert table[-1].split()[:2] == [f"{len(stream):,}", f"{len(expected):,}"]
+    assert [line.split()[-1] for line in table[1:-1]] == [
         f"[{number}/17]" for number in range(1, 18)]
+    assert notes == [f"all.fade [{number}/17]: a learned archive: it decodes only with "
+                     f"{profile.decoded_by(fade.read_header(made['hybrid'][1]).machine())}"
+                     for number in hybrids]
     # fade -c a b writes such a stream
     for name in kinds:
         (tmp_path / name).write_bytes(made[name][0])
@@ -208,3 +217,42 @@ def test_options_from_the_environment_and_their_errors(tmp_path):
                    "FADE_OPT")
     one_error_line(run_fade("-c", "a", cwd=tmp_path, env={"FADE_OPT": "--no-such-option"}),
                    "no-such-option")
+
+
+def _stderr_on_a_terminal(args: tuple[str, ...], cwd: Path) -> tuple[int, str]:
+    """fade's exit status and what it wrote to a terminal as its stderr."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(fade_command(*args), cwd=cwd, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=follower, env=fade_env())
+    os.close(follower)
+    chunks = []
+    while True:  # read as it comes: a full terminal would block fade's progress bar
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: fade has exited and closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return process.wait(timeout=300), b"".join(chunks).decode(errors="replace")
+
+
+def test_a_learned_archive_made_at_a_terminal_says_once_what_decodes_it(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / name).write_bytes(_text("lcet10.txt", 3000))
+    learned = ("--level", "max", "--preset", "tiny", "--method", "fade", "--batch-size", "16")
+    status, said = _stderr_on_a_terminal(learned + ("a", "b"), tmp_path)
+    assert status == 0, said
+    header = fade.read_header((tmp_path / "a.fade").read_bytes())
+    assert said.count("is a learned archive: it decodes only with") == 1
+    assert f"a.fade is a learned archive: it decodes only with " \
+        f"{profile.decoded_by(header.machine())}" in said
+    info = run_fade("info", "a.fade", cwd=tmp_path).stdout.decode()
+    assert f"  decodes_with: {profile.decoded_by(header.machine())}\n" in info
+    status, said = _stderr_on_a_terminal(learned + ("-q", "-f", "a"), tmp_path)
+    assert status == 0 and "learned archive" not in said
+    status, said = _stderr_on_a_terminal(("-f", "a"), tmp_path)  # the default: statistics
+    assert status == 0 and "learned archive" not in said and "a.fade" in said
+    info = run_fade("info", "a.fade", cwd=tmp_path).stdout.decode()
+    assert "  decodes_with: fade alone, on any machine\n" in info

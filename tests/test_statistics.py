@@ -269,27 +269,31 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     assert done[-1] == len(text) and 0 < max(done[:-1]) <= len(text) // 16 + batch
 
 
-def test_the_default_codes_text_and_small_inputs_with_the_statistics_alone(tmp_path):
-    """Text, and inputs too small for the network to learn from, go to the
-    level's statistics before any network step (race.Screen): the same
-    archive as method statistics, the reason in the plan, and torch never
-    loaded."""
+def test_the_default_codes_every_input_with_the_statistics_alone(tmp_path):
+    """The default level runs no network unasked: text, small inputs and
+    bytes that are not text get its statistics alone in file order (model 1,
+    model 5 for bytes that are not text), the same archive as method
+    statistics (or the size floor's, where smaller), the content in the plan,
+    and torch never loaded. Level max on the same bytes runs its network."""
     text = corpus_file("lcet10.txt").read_bytes()[:60_000]
     small = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT - 1]
     binary = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT]
-    for data, reason in ((text, "text"), (small, "too few")):
-        plan = fade.single.plan(len(data), data, level="default")
-        assert plan.alone is not None and reason in str(plan)
-        assert fade.compress(data) == fade.compress(data, method="statistics", level="default")
-    assert fade.single.plan(len(binary), binary, level="default").alone is None
     assert race.Screen.of(binary).text < race.TEXT_SHARE
-    (tmp_path / "t").write_bytes(text)
-    script = ("import sys, fade; data = open('t', 'rb').read(); "
-              "assert fade.decompress(fade.compress(data)) == data; "
-              "print('torch' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=fade_env(),
-                            capture_output=True, text=True)
-    assert result.returncode == 0 and result.stdout.strip() == "False", result.stderr
+    for data, model, content in ((text, 1, "text"), (small, 5, "not text"),
+                                 (binary, 5, "not text")):
+        plan = fade.single.plan(len(data), data, level="default")
+        assert plan.alone is not None and plan.alone.model == model
+        assert f"(level default: {content}" in str(plan)
+        assert fade.compress(data) == fade.compress(data, method="statistics", level="default")
+    assert fade.single.plan(len(binary), binary, level="max").alone is None
+    for name, data in (("t", text), ("b", binary)):
+        (tmp_path / name).write_bytes(data)
+        script = (f"import sys, fade; data = open({name!r}, 'rb').read(); "
+                  "assert fade.decompress(fade.compress(data)) == data; "
+                  "print('torch' in sys.modules)")
+        result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=fade_env(),
+                                capture_output=True, text=True)
+        assert result.returncode == 0 and result.stdout.strip() == "False", result.stderr
 
 
 def test_statistics_archive_damage_is_one_line(tmp_path):
@@ -314,7 +318,8 @@ def test_bytes_that_are_not_text_get_the_binary_models():
     with models 4 and 5 where their statistics code alone: models 0 and 1
     with sparse, record and stride contexts (held-out binaries: -9.5% and
     -5.7%, docs/statistics.md); on map tile data they are smaller, and text
-    keeps model 0 and its bytes. The default's hybrid mixes model 1."""
+    keeps model 0 and its bytes. The default's hybrid (asked for with
+    method fade) mixes model 1."""
     def coded(data, model):
         return statistics.encode_file(data, StatisticsConfig(model=model).sized(len(data)))
     maps = corpus_file("mapsdatazrh").read_bytes()[:60_000]
@@ -322,11 +327,10 @@ def test_bytes_that_are_not_text_get_the_binary_models():
         assert len(coded(maps, binary)) < 0.995 * len(coded(maps, base))
     book = corpus_file("lcet10.txt").read_bytes()[:20_000]
     assert single.plan(len(maps), maps, level="fast").alone.model == 4
-    hybrid = single.plan(len(maps), maps, level="default", device="cpu")
+    hybrid = single.plan(len(maps), maps, level="default", device="cpu", method="fade")
     assert hybrid.statistics.model == 1 and hybrid.screen is not None
     assert hybrid.statistics.for_content(hybrid.screen.is_text).model == 5
-    small = single.plan(8000, maps[:8000], level="default")
-    assert small.alone.model == 5  # under race.MIN_NETWORK_INPUT: no network
+    assert single.plan(len(maps), maps, level="default").alone.model == 5
     assert single.plan(len(book), book, level="fast").alone.model == 0
     assert single.plan(len(maps), level="fast").alone.model == 0  # no bytes, no screen
     for data, model in ((maps, 4), (book, 0)):
