@@ -14,12 +14,13 @@ import fade
 from fade import frames
 from fade.format.archive import method_of, unpack
 from fade.format.container import FramesHeader
-from fade.format.headers import (LEARNED, MAGIC, STATISTICS, FloatHeader, Header,
+from fade.format.headers import (FLOATS, LEARNED, MAGIC, STATISTICS, FloatHeader, Header,
                                  StatisticsHeader)
 from fade.errors import FadeError
 from fade.members import PREFIX_SIZE, Source, read_archive, trailing_bytes
 from fade.config import LEVELS
 from fade.profile import decoded_by
+from fade.single import model_header
 
 # Up to this many bytes at the end of a file are read whole to check
 # whether they are one archive (the usual case: no decoding to list it).
@@ -91,21 +92,22 @@ def members(file) -> list[tuple[object, int, str | None]]:
             learned = _learned_frame_header(file, offset, header)
         else:
             file.seek(offset)
-            header, size = _plain_member(file, end - offset)
-            learned = header
-        needs = decoded_by(learned.machine()) if isinstance(learned, Header) else None
+            header, size, learned = _plain_member(file, end - offset)
+        needs = None if learned is None else decoded_by(learned.machine())
         found.append((header, size, needs))
         offset += size
     return found
 
 
 def _learned_frame_header(file, offset: int, header: FramesHeader) -> Header | None:
-    """The header of a frames archive's first learned frame, if any: every
-    learned frame of one archive was made on the same machine."""
+    """The learned header of a frames archive's first frame that runs a
+    model, if any: every frame of one archive was made on the same machine."""
     for frame in header.frames:
-        if frame.method == LEARNED:
+        if frame.method in (LEARNED, FLOATS):
             file.seek(offset + frame.archive_offset)
-            return unpack(file.read(frame.archive_size))[0]
+            learned = model_header(file.read(frame.archive_size))
+            if learned is not None:
+                return learned
     return None
 
 
@@ -116,18 +118,19 @@ def _method(prefix: bytes) -> str | None:
         return None
 
 
-def _plain_member(file, left: int) -> tuple[object, int]:
-    """The header and size of the archive (not frames) at `file`'s position."""
+def _plain_member(file, left: int) -> tuple[object, int, Header | None]:
+    """The header and size of the archive (not frames) at `file`'s position,
+    and the learned header its model runs with (None: none runs)."""
     start = file.tell()
     prefix = file.read(PREFIX_SIZE)
     if left <= LAST_MEMBER_READ and prefix.startswith(MAGIC) and _method(prefix) == STATISTICS:
         file.seek(start)
         rest = file.read()
         with contextlib.suppress(FadeError):  # its stream's CRC-32 holds: the last archive
-            return unpack(rest)[0], len(rest)
+            return unpack(rest)[0], len(rest), None
     file.seek(start)
     archive, _ = read_archive(Source(file))
-    return unpack(archive)[0], len(archive)
+    return unpack(archive)[0], len(archive), model_header(archive)
 
 
 def _archives_of(files: tuple[str, ...]) -> tuple[int, list[tuple[str, list]]]:

@@ -9,9 +9,10 @@ import pytest
 import torch
 
 import fade
-from fade import floats
+from fade import floats, profile
 from fade.format.archive import unpack
 from fade.format.headers import Segment
+from fade.single import model_header
 from fade.floats.codecs import (CODEC_NAMES, DECODERS, ENCODERS, WINDOW, huffman_lengths,
                                 window_base)
 from fade.floats.formats import NotAContainer, detect
@@ -296,6 +297,11 @@ def test_cli_npy_is_split_on_request_and_plain_bytes_by_default(tmp_path):
                             "--batch-size", "64", "--floats", "strong")
     header = unpack(archive)[0]
     assert (header.method, header.mode, header.source) == ("floats", "strong", "npy")
+    # its byte planes are a learned archive: fade -l says what decodes it
+    nested = model_header(archive)
+    listed = run_fade("-l", "wave.npy.fade", cwd=tmp_path).stdout.decode().splitlines()
+    assert listed[-1] == ("wave.npy.fade: a learned archive: it decodes only with "
+                          f"{profile.decoded_by(nested.machine())}")
     archive, _ = _roundtrip(tmp_path, "wave.npy", buffer.getvalue(), "--preset", "tiny",
                             "--batch-size", "64")
     assert unpack(archive)[0].method == "fade"
