@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from fade.errors import FadeError
+
 
 class LazyModule:
     """A module imported on its first attribute read."""
@@ -21,7 +23,12 @@ class LazyModule:
         self._name = name
 
     def _module(self) -> ModuleType:
-        return importlib.import_module(self._name)
+        try:
+            return importlib.import_module(self._name)
+        except ImportError as error:  # one line for the user, not an internal error
+            raise FadeError(f"{self._name} cannot be imported here ({error}): the network and "
+                            "learned archives need it (`fade info` names the build an archive "
+                            "needs); levels fast and default do not") from None
 
     def __getattr__(self, attribute: str):
         return getattr(self._module(), attribute)
