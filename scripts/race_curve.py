@@ -51,7 +51,7 @@ def main() -> None:
         print("| file | preset | batch | need | "
               + " | ".join(f"1/{round(1 / f)}" if f < 0.5 else f"{f:g}" for f in FRACTIONS)
               + " | end | hybrid | alone | hybrid KB/s |")
-        print("|---" * (len(FRACTIONS) + 9) + "|")
+        print("|---" * (len(FRACTIONS) + 8) + "|")
     for path in args.files:
         data = open(path, "rb").read()
         model = None
