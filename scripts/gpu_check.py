@@ -99,12 +99,6 @@ class Case:
     result: dict = dataclasses.field(default_factory=dict)
 
 
-def parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    text = text.strip().upper().rstrip("IB") or "0"
-    return int(float(text[:-1]) * units[text[-1]]) if text[-1] in units else int(text)
-
-
 def python_sources(size: int) -> bytes:
     """`size` bytes of this Python's own sources: its standard library's .py
     files, then (where they are fewer than `size` bytes: 10.7 MB in Python
@@ -129,9 +123,9 @@ def python_sources(size: int) -> bytes:
 
 
 class Runner:
-    def __init__(self, args, work: Path, env: dict):
+    def __init__(self, args, work: Path, env: dict, deadline: float):
         self.args, self.work, self.env = args, work, env
-        self.deadline = time.monotonic() + args.budget
+        self.deadline = deadline  # time.monotonic() at which the run stops
         self.stopped = ""  # why the run ended early, if it did
 
     def left(self) -> float:
@@ -226,9 +220,10 @@ def header_groups(archive: Path) -> tuple[int, int]:
 def claim_gpu(archive: Path, target: Path) -> Path:
     """A copy of a learned CPU archive whose header says it was made on a GPU."""
     from fade.format.archive import pack, unpack
+    from fade.profile import NATIVE
     header, payload = unpack(archive.read_bytes())
     gpu = dataclasses.replace(header, device_kind="cuda", device_name="NVIDIA H100 80GB HBM3",
-                              profile="native", cuda_version="12.4", cudnn_version="90100")
+                              profile=NATIVE, cuda_version="12.4", cudnn_version="90100")
     target.write_bytes(pack(gpu, payload))
     return target
 
@@ -404,15 +399,16 @@ def main(argv: list[str] | None = None) -> int:
         if about.returncode != 0:
             print(about.stderr, file=sys.stderr)
             raise SystemExit("gpu_check: fade or what it needs does not import here")
-        runner = Runner(args, work, env)
-        runner.deadline = began + args.budget  # the install counts too
+        runner = Runner(args, work, env, began + args.budget)  # the install counts too
         record = {"machine": json.loads(about.stdout),
                   "date": datetime.date.today().isoformat(),
                   "command": "python " + " ".join([sys.argv[0]] + (argv or sys.argv[1:])),
                   "cases": [], "refusals": [], "notes": []}
         print(f"gpu_check: {record['machine']}", flush=True)
         sources = [(path.name, path) for path in args.input]
-        size = parse_size(args.text_size)
+        from fade.cli.files import ByteSize  # fade's own size syntax (after --wheels)
+        size = 0 if args.text_size.strip() == "0" else \
+            ByteSize().convert(args.text_size, None, None)
         if size:
             text = python_sources(size)
             path = work / "python-sources.txt"
