@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 
 from fade import floats, frames
-from fade.config import DEFAULT_LEVEL, LEVELS, network_asked
+from fade.config import network_runs
 from fade.device import resolve_device
 from fade.errors import FadeError
 from fade.lazy import torch
@@ -40,10 +40,7 @@ class Settings:
 
     @property
     def runs_network(self) -> bool:
-        if self.level is None and self.preset is not None:
-            return True  # the network alone
-        asked = network_asked(self.preset is not None, self.method, self.float_mode)
-        return LEVELS[self.level or DEFAULT_LEVEL].runs_network(asked)
+        return network_runs(self.level, self.preset is not None, self.method, self.float_mode)
 
 
 def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) -> int:

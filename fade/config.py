@@ -236,19 +236,28 @@ class Level:
     preset: str | None  # the network's preset; None: never a network
     # Whether the level runs its network unasked (method auto): it then races
     # the hybrid against its statistics alone. A level that does not runs it
-    # only where the user asks for a network (`network_asked`).
+    # only where the user asks for a network (`network_runs`).
     learned: bool = False
 
     def runs_network(self, asked: bool) -> bool:
-        """Whether this level runs its network, given whether the user asked
-        for one (`network_asked`)."""
+        """Whether this level runs its network, given whether the options ask
+        for one (`network_runs`)."""
         return self.preset is not None and (self.learned or asked)
 
 
-def network_asked(preset_given: bool, method: str, float_mode: str) -> bool:
-    """Whether options ask for a network whatever the level: a preset or a
-    model, method fade (the learned archive) or floats, or float data."""
-    return preset_given or method in ("fade", "floats") or float_mode != "off"
+def network_runs(level: str | None, preset_given: bool, method: str, float_mode: str) -> bool:
+    """Whether compressing with these options may run a network (the race
+    or the screen may still code with the statistics alone): never with
+    method statistics; with a preset and no level, the network alone;
+    otherwise where the level (default: DEFAULT_LEVEL) runs one unasked or
+    the options ask for one (a preset or a model, method fade or floats,
+    float data)."""
+    if method == "statistics":
+        return False
+    if level is None and preset_given:
+        return True
+    asked = preset_given or method in ("fade", "floats") or float_mode != "off"
+    return LEVELS[level or DEFAULT_LEVEL].runs_network(asked)
 
 
 # Levels, fastest first. A preset given without a level means the network

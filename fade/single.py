@@ -26,7 +26,7 @@ from fade.codings import coding_for
 from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, ModelConfig,
                          StatisticsConfig, batch_size_for, check_memory, check_threads,
                          coder_threads_for, default_threads, format_bytes, groups_for,
-                         level as named_level, network_asked, preset)
+                         level as named_level, network_runs, preset)
 from fade.device import (check_replay, choose_profile, decode_device, device_name,
                          failure_cause, resolve_device)
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError
@@ -134,9 +134,8 @@ class Settings:
             if model is not None or preset_name:
                 raise FadeError(f"level {level} runs no network: it takes no preset")
             return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
-        asked = network_asked(model is not None or bool(preset_name), self.method,
-                              self.float_mode)
-        if chosen is not None and not chosen.runs_network(asked):
+        if chosen is not None and not network_runs(level, model is not None or bool(preset_name),
+                                                   self.method, self.float_mode):
             return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
         if screen is not None and self.method == "auto" and self.float_mode == "off" and \
                 not screen.network_may_pay:
