@@ -140,18 +140,21 @@ DEFAULT_MEMORY_LIMIT = 8 << 30
 
 def check_memory(model: ModelConfig, batch: int, limit: int | None = None,
                  statistics: "StatisticsConfig | None" = None, length: int = 0,
-                 groups: int = 1) -> None:
+                 groups: int = 1, racing: int = 0) -> None:
     """Raise FadeError if coding `batch` sub-streams with `model` (and, for
-    the hybrid, `groups` statistics for `length` bytes) needs more than
-    `limit` bytes (default DEFAULT_MEMORY_LIMIT); nothing is allocated."""
+    the hybrid, `groups` statistics for `length` bytes, and the `racing`
+    bytes of the statistics alone racing it) needs more than `limit` bytes
+    (default DEFAULT_MEMORY_LIMIT); nothing is allocated."""
     limit = DEFAULT_MEMORY_LIMIT if limit is None else limit
     need = model.memory_bytes(batch)
     if statistics is not None:
         need += groups * statistics.memory_bytes(-(-length // max(groups, 1)), batch)
+    need += racing
     if need > limit:
         raise FadeError(f"the model needs about {format_bytes(need)} of memory "
                         f"({model.parameter_count(batch):,} parameters, batch {batch}"
-                        f"{', with the statistics' if statistics else ''}), above the "
+                        f"{', with the statistics' if statistics else ''}"
+                        f"{' and those racing it' if racing else ''}), above the "
                         f"limit of {format_bytes(limit)} (raise it with --memory-limit)")
 
 

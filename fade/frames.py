@@ -123,7 +123,8 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     """Compress `source` into `sink`, frame by frame; returns the input's size.
 
     `options` go to `fade.single.compress` for each frame (its `threads`
-    default to FRAME_THREADS where there is more than one frame). Frames
+    default to FRAME_THREADS where there is more than one frame, and its
+    `race_beside` to False where they are coded in parallel). Frames
     are coded by `jobs` local processes, or with `ray` (a cluster address)
     as Ray tasks (fade.pool); the archive is the same. `progress(bytes_done,
     bits)` is called as frames advance (bits: the code length so far, where
@@ -153,6 +154,8 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     second = next(pieces, b"") if len(first) == frame_size else b""
     if second and options.get("threads") is None:
         options["threads"] = FRAME_THREADS
+    if second and (jobs > 1 or ray is not None):  # the cores are busy with frames:
+        options.setdefault("race_beside", False)  # the race's passes one at a time
     if announce is not None:
         announce(first, framing if second else None)
     if show_plan is not None:

@@ -4,15 +4,19 @@ that stops a hybrid that is losing to it.
 Coded in file order as one stream (`file_order`), a level's statistics
 (fade.statistics) write a "statistics" archive at a small fraction of the
 hybrid's time. Where the network has too little data to learn from, that
-archive is the smaller one; so before a hybrid runs, the encoder codes the
-input with the statistics alone (`against_hybrid`) and sets up a `Race` that
-the lockstep loop consults at its checkpoints (fade.lockstep.Referee).
+archive is the smaller one; so where a hybrid runs unasked, the encoder
+codes the input with the statistics alone in a thread of their own
+(`alone_pass`, started before the network loads) and in the hybrid's
+lockstep order (`lockstep_pass`), and the lockstep loop asks a `Race` at
+its checkpoints whether the hybrid is losing to them
+(fade.lockstep.Referee).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -27,45 +31,169 @@ from fade.lockstep import Layout
 log = logging.getLogger("fade")  # the decision's evidence: the command line shows it under -v
 
 
-@dataclass(frozen=True)
+class Background:
+    """A pass of the statistics in a thread of its own (their compiled loop
+    releases the GIL), so that it runs while the network loads and the
+    hybrid codes: `result()` waits for it (and raises what it raised),
+    `cancel()` stops it within a chunk of its work."""
+
+    def __init__(self, name: str, work: Callable[[Callable[[], None]], object]):
+        self._result: object = None
+        self._error: BaseException | None = None
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(work,), daemon=True,
+                                        name=f"fade-{name}")
+        self._thread.start()
+
+    def _check(self) -> None:
+        if self._cancel.is_set():
+            raise _Cancelled
+
+    def _run(self, work: Callable[[Callable[[], None]], object]) -> None:
+        try:
+            self._result = work(self._check)
+        except _Cancelled:
+            pass
+        except BaseException as error:  # raised again in the caller's thread
+            self._error = error
+
+    def result(self) -> object:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        self._thread.join()
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def alone_pass(data: bytes, config: StatisticsConfig, memory_limit: int | None) -> Background:
+    """The statistics `config` (in file order: `file_order`) coding `data`,
+    started now in a thread of their own: its result is their "statistics"
+    archive (None where they cannot code `data`) and their stream's bits."""
+    check_memory(config, len(data), memory_limit)
+
+    def work(check: Callable[[], None]) -> tuple[bytes | None, int]:
+        stream = statistics.encode_file(data, config, lambda done, bits: check())
+        if stream is None:
+            return None, 0
+        return pack_statistics(config, data, stream), 8 * len(stream)
+    return Background("statistics-alone", work)
+
+
+def lockstep_pass(data: bytes, layout: Layout, mixing: StatisticsConfig,
+                  steps: list[int]) -> Background:
+    """The hybrid's statistics `mixing` with no network, coding `data` in the
+    hybrid's lockstep order (one group's statistics at a time: the memory of
+    one), started now in a thread of their own: its result is their bits
+    before each of `steps`, and in all."""
+    def work(check: Callable[[], None]) -> tuple[dict[int, int], int]:
+        at = dict.fromkeys(steps, 0)
+        symbols = np.frombuffer(data, dtype=np.uint8)
+        starts, lengths = layout.starts, layout.lengths
+        total = 0
+        for start, stop in layout.group_rows:
+            alone = statistics.Statistics(mixing, lengths[start:stop])
+            for step in range(layout.steps):
+                if step in at:
+                    at[step] += alone.bits
+                    check()
+                count = int((lengths[start:stop] > step).sum())
+                if count:
+                    alone.encode(symbols[starts[start:start + count] + step], None)
+                if step % 256 == 0:
+                    check()
+            total += 8 * len(alone.finish())
+        return at, total
+    return Background("statistics-lockstep", work)
+
+
 class Race:
     """The hybrid against the statistics alone, so that a hybrid that cannot
-    win stops early and level fast's archive is written.
+    win stops early and the statistics' archive is written.
 
-    Before the hybrid runs, the encoder codes the input twice with the
-    statistics alone: in file order (level fast: `fast_bits`, its payload)
-    and in the hybrid's own lockstep order with no network (`lockstep_bits`
-    in all, and up to each of the `checkpoints` steps). The hybrid wins
-    if the network saves more than `need` = 1 - fast_bits / lockstep_bits of
-    the lockstep statistics' bits. At a checkpoint the network's saving so
-    far is measured on exactly the bytes coded: 1 - hybrid bits / lockstep
-    bits. It grows as the network learns, so at each checkpoint the hybrid stops only where its saving is below a
-    share of `need` (RACE_CHECKPOINTS)."""
+    Beside the hybrid, two threads code the input with the statistics alone
+    (`alone`, started before the network loads, and `lockstep`): in file
+    order (their archive, `fast_bits` its stream) and in the hybrid's own
+    lockstep order with no network (`lockstep_bits` in all, and before each
+    checkpoint). The hybrid wins if the network saves more than `need` = 1 -
+    fast_bits / lockstep_bits of the lockstep statistics' bits. At a
+    checkpoint the network's saving so far is measured on exactly the bytes
+    coded: 1 - hybrid bits / lockstep bits. It grows as the network learns,
+    so at each checkpoint the hybrid stops only where its saving is below a
+    share of `need` (RACE_CHECKPOINTS). The first checkpoint waits for both
+    passes; nothing reads a clock, so the same input makes the same decision
+    on any machine."""
 
-    checkpoints: dict[int, tuple[int, float]]  # step -> (lockstep bits before it, share)
-    lockstep_bits: int
-    fast_bits: int
-    steps: int = 0  # the hybrid's steps in all (for the evidence logged)
+    def __init__(self, alone: Background, lockstep: Background, shares: dict[int, float],
+                 steps: int):
+        self.alone_pass = alone
+        self.lockstep_pass = lockstep
+        self.shares = shares
+        self.checkpoints = frozenset(shares)
+        self.steps = steps
 
-    @property
+    @classmethod
+    def start(cls, alone: Background, data: bytes, layout: Layout, mixing: StatisticsConfig,
+              checkpoints: tuple[tuple[float, float], ...] | None = None,
+              beside: bool = True) -> "Race":
+        """The race of a hybrid of `layout` with statistics `mixing` against
+        the `alone` pass: its lockstep pass starts now. Not `beside` the
+        hybrid, each pass ends before the next starts (and before the hybrid
+        does): the memory of one set of tables at a time, not three."""
+        checkpoints = RACE_CHECKPOINTS if checkpoints is None else checkpoints
+        shares = {int(layout.steps * fraction): share for fraction, share in checkpoints}
+        shares.pop(0, None)
+        if not beside:
+            alone.result()
+        lockstep = lockstep_pass(data, layout, mixing, sorted(shares))
+        if not beside:
+            lockstep.result()
+        return cls(alone, lockstep, shares, layout.steps)
+
+    def alone(self) -> bytes | None:
+        """The statistics' archive in file order (None where they cannot
+        code the input); waits for their pass."""
+        return self.alone_pass.result()[0]
+
     def need(self) -> float:
-        """The share of the lockstep statistics' bits the network must save."""
-        return 1 - self.fast_bits / max(self.lockstep_bits, 1)
+        """The share of the lockstep statistics' bits the network must save;
+        waits for both passes."""
+        fast_bits = self.alone_pass.result()[1]
+        return 1 - fast_bits / max(self.lockstep_pass.result()[1], 1)
 
     def lost(self, step: int, hybrid_bits: float) -> bool:
         """Whether the hybrid's saving at checkpoint `step`, with
         `hybrid_bits` coded so far, falls short of its share of the need."""
-        if step not in self.checkpoints:
+        if step not in self.shares:
             return False
-        lockstep_bits, share = self.checkpoints[step]
-        saving = 1 - hybrid_bits / max(lockstep_bits, 1)
-        lost = saving < share * self.need
+        if self.alone() is None:
+            log.info("the race at step %d: the statistics alone cannot code the input", step)
+            return False
+        need = self.need()
+        if step == min(self.shares):
+            log.info("the statistics alone: %s bits in file order; the hybrid must save "
+                     "%.2f%% of their bits in its lockstep order (%s) to win",
+                     f"{self.alone_pass.result()[1]:,}", 100 * need,
+                     f"{self.lockstep_pass.result()[1]:,}")
+        share = self.shares[step]
+        saving = 1 - hybrid_bits / max(self.lockstep_pass.result()[0][step], 1)
+        lost = saving < share * need
         log.info("the race at step %d of %d: the network saved %.2f%% of the statistics' "
                  "bits, %.0f%% of the %.2f%% it must save (at least %.0f%% here): %s", step,
-                 self.steps, 100 * saving, 100 * saving / max(self.need, 1e-9),
-                 100 * self.need, 100 * share,
-                 "the statistics alone win" if lost else "the hybrid goes on")
+                 self.steps, 100 * saving, 100 * saving / max(need, 1e-9), 100 * need,
+                 100 * share, "the statistics alone win" if lost else "the hybrid goes on")
         return lost
+
+    def cancel(self) -> None:
+        """Stop both passes (a result already made stays)."""
+        self.alone_pass.cancel()
+        self.lockstep_pass.cancel()
 
 
 # Inputs the network cannot pay on go to the statistics alone before any of
@@ -153,40 +281,3 @@ def statistics_archive(data: bytes, config: StatisticsConfig, memory_limit: int 
     check_memory(config, len(data), memory_limit)
     stream = statistics.encode_file(data, config, progress)
     return None if stream is None else pack_statistics(config, data, stream)
-
-
-def against_hybrid(data: bytes, layout: Layout, mixing: StatisticsConfig,
-                   memory_limit: int | None,
-                   checkpoints: tuple[tuple[float, float], ...] = RACE_CHECKPOINTS,
-                   alone: StatisticsConfig | None = None
-                   ) -> tuple[bytes | None, Race | None]:
-    """The level's statistics alone in file order (`alone`, default the
-    hybrid's `mixing`): their archive of `data` (None if it cannot be made),
-    and the Race a hybrid of `layout` with statistics `mixing` runs against
-    it at `checkpoints` (fraction of the steps, share of the need)."""
-    config = file_order(alone or mixing, len(data))
-    check_memory(config, len(data), memory_limit)
-    stream = statistics.encode_file(data, config)
-    if stream is None:
-        return None, None
-    shares = {int(layout.steps * fraction): share for fraction, share in checkpoints}
-    shares.pop(0, None)
-    at = dict.fromkeys(shares, 0)
-    symbols = np.frombuffer(data, dtype=np.uint8)
-    starts, lengths = layout.starts, layout.lengths
-    lockstep = 0
-    for start, stop in layout.group_rows:  # one group's statistics at a time: bounded memory
-        alone = statistics.Statistics(mixing, lengths[start:stop])
-        for step in range(layout.steps):
-            if step in at:
-                at[step] += alone.bits
-            count = int((lengths[start:stop] > step).sum())
-            if count:
-                alone.encode(symbols[starts[start:start + count] + step], None)
-        lockstep += 8 * len(alone.finish())
-    race = Race({step: (at[step], share) for step, share in shares.items()}, lockstep,
-                8 * len(stream), layout.steps)
-    log.info("the statistics alone: %s bytes in file order; the hybrid must save %.2f%% of "
-             "their bits in its lockstep order (%s bytes) to win", f"{len(stream):,}",
-             100 * race.need, f"{lockstep // 8:,}")
-    return pack_statistics(config, data, stream), race

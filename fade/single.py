@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fade import floats, floor, lockstep, race, statistics
 from fade import profile as profiles
 from fade.codings import coding_for
-from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, ModelConfig,
+from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, Level, ModelConfig,
                          StatisticsConfig, batch_size_for, check_memory, check_threads,
                          coder_threads_for, default_threads, format_bytes, groups_for,
                          level as named_level, network_runs, preset)
@@ -100,13 +100,17 @@ class Settings:
     memory_limit: int | None = None
     native: bool = False
     level: str | None = None
+    # Where a hybrid races the statistics alone: their two passes run in
+    # threads beside it (less time, three sets of tables at once), or one
+    # after the other before it (frames coded in parallel jobs, whose cores
+    # are busy anyway: the memory of one set at a time).
+    race_beside: bool = True
 
-    def plan(self, length: int, data: bytes | None = None) -> Plan:
-        """The Plan for `length` bytes; a FadeError for any choice that is
-        wrong or does not fit (memory, threads), before anything is built.
-        Given the bytes (`data`), a hybrid level with method "auto" screens
-        them (race.Screen) and codes what the network cannot pay on with
-        its statistics alone, in file order."""
+    def _choose(self, length: int, data: bytes | None
+                ) -> tuple[Plan | None, str | None, Level | None, race.Screen | None]:
+        """What `plan` decides before it loads the network (no torch): a
+        Plan of the statistics alone where no network runs (else None), the
+        level, the Level and what the bytes are."""
         if self.method not in METHOD_CHOICES:
             raise FadeError(f"unknown method {self.method!r} (choose from "
                             f"{', '.join(METHOD_CHOICES)})")
@@ -130,16 +134,41 @@ class Settings:
         screen = race.Screen.of(data) if data is not None and chosen is not None else None
         statistics = None if chosen is None or chosen.statistics is None else \
             chosen.statistics.for_content(screen is None or screen.is_text)
+        alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen) \
+            if statistics is not None else None
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
             if model is not None or preset_name:
                 raise FadeError(f"level {level} runs no network: it takes no preset")
-            return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
+            return alone, level, chosen, screen
         if chosen is not None and not network_runs(level, model is not None or bool(preset_name),
                                                    self.method, self.float_mode):
-            return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
+            return alone, level, chosen, screen
         if screen is not None and self.method == "auto" and self.float_mode == "off" and \
                 not screen.network_may_pay:
-            return Plan(length, level, alone=race.file_order(statistics, length), screen=screen)
+            return alone, level, chosen, screen
+        return None, level, chosen, screen
+
+    def race_statistics(self, length: int, data: bytes) -> StatisticsConfig | None:
+        """The statistics alone that a hybrid of these settings races against
+        (method auto, a level with statistics), decided before the network
+        loads, or None where no race runs: the level's model for what the
+        bytes are, sized for them."""
+        alone, _, chosen, screen = self._choose(length, data)
+        if alone is not None or self.method != "auto" or chosen is None or \
+                chosen.statistics is None or screen is None:
+            return None
+        return race.file_order(chosen.statistics.for_content(screen.is_text), length)
+
+    def plan(self, length: int, data: bytes | None = None) -> Plan:
+        """The Plan for `length` bytes; a FadeError for any choice that is
+        wrong or does not fit (memory, threads), before anything is built.
+        Given the bytes (`data`), a hybrid level with method "auto" screens
+        them (race.Screen) and codes what the network cannot pay on with
+        its statistics alone, in file order."""
+        alone, level, chosen, screen = self._choose(length, data)
+        if alone is not None:
+            return alone
+        model, preset_name = self.model, self.preset_name
         if model is None:
             preset_name = preset_name or (chosen.preset if chosen else None) or DEFAULT_PRESET
             model = preset(preset_name)
@@ -155,7 +184,13 @@ class Settings:
         groups = groups_for(batch, self.groups, device.type)
         if mixing is not None:
             mixing = mixing.sized(-(-length // max(groups, 1)))
-        check_memory(model, batch, self.memory_limit, mixing, length, groups)
+        racing = 0  # the race's two passes of the statistics alone, beside the hybrid
+        if mixing is not None and self.method == "auto" and screen is not None and \
+                self.race_beside:
+            racing = race.file_order(chosen.statistics.for_content(screen.is_text),
+                                     length).memory_bytes(length) + \
+                mixing.memory_bytes(-(-length // max(groups, 1)), batch)
+        check_memory(model, batch, self.memory_limit, mixing, length, groups, racing)
         coder_threads_for(1, self.coder_threads)  # a bad request fails here, before any work
         if self.method == FLOATS and self.float_mode == "off":
             raise FadeError("method floats needs float mode fast or strong (--floats)")
@@ -184,7 +219,9 @@ def compress(data: bytes, *, progress: Progress | None = None,
     the hybrid, where the network can pay: with method "auto", an input
     shorter than race.MIN_NETWORK_INPUT or that is text (race.Screen) is
     coded by the level's statistics alone, with no network step, and a
-    hybrid losing to them is stopped at the race's checkpoints (fade.race). With no level, model or preset, the default level
+    hybrid losing to them is stopped at the race's checkpoints (fade.race;
+    `race_beside` False runs the race's passes before the hybrid instead of
+    beside it: less memory, more time, the same archive). With no level, model or preset, the default level
     (config.DEFAULT_LEVEL) is used; a model or preset without a level runs
     the network alone.
 
@@ -229,6 +266,23 @@ def compress(data: bytes, *, progress: Progress | None = None,
 def compress_with(settings: Settings, data: bytes, progress: Progress | None = None,
                   timings: StepTimings | None = None) -> bytes:
     """`data` compressed with `settings` (see `compress`)."""
+    # Where a hybrid will race the statistics alone, they start coding now,
+    # in a thread of their own, while the network loads (race.alone_pass).
+    alone = None
+    if settings.race_beside and settings.float_mode == "off" and \
+            floor.model_worthwhile(data):
+        config = settings.race_statistics(len(data), data)
+        if config is not None:
+            alone = race.alone_pass(data, config, settings.memory_limit)
+    try:
+        return _compress_planned(settings, data, progress, timings, alone)
+    finally:  # where it was not used (an error, Ctrl-C), it stops within 64 KiB
+        if alone is not None:
+            alone.cancel()
+
+
+def _compress_planned(settings: Settings, data: bytes, progress: Progress | None,
+                      timings: StepTimings | None, alone: race.Background | None) -> bytes:
     plan = settings.plan(len(data), data)
     method = settings.method
     # Where the bytes are not text, LZ matching may still win (numbers whose
@@ -253,22 +307,31 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
-    alone, referee = None, None
-    if method == "auto" and plan.statistics is not None:
-        # The statistics alone in file order cost a small fraction of the
-        # hybrid's time and win where the network has too little data to
-        # learn from; coded first, they also stop a hybrid losing to them.
-        alone, referee = race.against_hybrid(
-            data, Layout(len(data), plan.batch, plan.groups), plan.statistics,
-            settings.memory_limit, alone=plan.statistics.for_content(not contest))
+    if method != "auto" or plan.statistics is None:
+        archive = _compress_learned(data, plan, settings.seed, progress, timings, None)
+        return _at_most_floor(data, archive, method, contest=contest)
+    # The statistics alone in file order cost a small fraction of the
+    # hybrid's time and win where the network has too little data to learn
+    # from; coded beside the hybrid, in file order and in its lockstep
+    # order, they also stop it at its checkpoints where it is losing to them
+    # (fade.race).
+    if alone is None:  # float mode on and no float data: started only now
+        alone = race.alone_pass(data, race.file_order(plan.statistics.for_content(not contest),
+                                                      len(data)), settings.memory_limit)
+    referee = race.Race.start(alone, data, Layout(len(data), plan.batch, plan.groups),
+                              plan.statistics, beside=settings.race_beside)
     try:
         archive = _compress_learned(data, plan, settings.seed, progress, timings, referee)
+        written = referee.alone()
     except Stopped:
-        if progress is not None:
-            progress(len(data), len(data), 8.0 * len(alone))
-        return _at_most_floor(data, alone, method, contest=contest)
-    if alone is not None:
-        archive = min(archive, alone, key=len)
+        written = referee.alone()
+        if progress is not None and written is not None:
+            progress(len(data), len(data), 8.0 * len(written))
+        return _at_most_floor(data, written, method, contest=contest)
+    finally:
+        referee.cancel()  # the lockstep pass, where the hybrid ended before it
+    if written is not None:
+        archive = min(archive, written, key=len)
     return _at_most_floor(data, archive, method, contest=contest)
 
 

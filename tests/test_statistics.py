@@ -14,6 +14,7 @@ import fade
 from fade import floor, race, single, statistics
 from fade.format import archive, headers
 from fade.config import LEVELS, StatisticsConfig, batch_size_for
+from fade.lockstep import Layout
 
 from conftest import corpus_file, fade_env, one_error_line, run_fade
 
@@ -241,11 +242,36 @@ def test_a_hybrid_archive_beats_the_network_alone():
 
 
 def test_race_stops_where_the_network_saves_too_little():
-    race = fade.race.Race({100: (10_000, 0.5)}, lockstep_bits=50_000, fast_bits=45_000)
-    assert race.need == pytest.approx(0.1)  # the network must save 10% to win
-    assert race.lost(100, 9_600)  # 4% saved so far: under half the need
-    assert not race.lost(100, 9_400)  # 6%
-    assert not race.lost(99, 20_000)  # not a checkpoint
+    alone = race.Background("alone", lambda check: (b"archive", 45_000))
+    lockstep = race.Background("lockstep", lambda check: ({100: 10_000}, 50_000))
+    referee = race.Race(alone, lockstep, {100: 0.5}, 1_000)
+    assert referee.need() == pytest.approx(0.1)  # the network must save 10% to win
+    assert referee.lost(100, 9_600)  # 4% saved so far: under half the need
+    assert not referee.lost(100, 9_400)  # 6%
+    assert not referee.lost(99, 20_000)  # not a checkpoint
+
+
+def test_race_passes_run_beside_the_hybrid_and_stop_when_told():
+    """The race's two passes of the statistics alone run in threads of their
+    own: in file order, the archive method statistics writes; in the
+    hybrid's lockstep order, their bits before each checkpoint, growing to
+    their stream's. Cancelled, a pass stops within a chunk of its work."""
+    data = corpus_file("alice29.txt").read_bytes()[:40_000]
+    config = race.file_order(LEVELS["default"].statistics, len(data))
+    mixing = LEVELS["default"].statistics.sized(len(data))
+    layout = Layout(len(data), 24)
+    referee = race.Race.start(race.alone_pass(data, config, None), data, layout, mixing,
+                              ((0.25, 0.1), (0.5, 0.2)))
+    assert referee.alone() == race.statistics_archive(data, config)
+    at, total = referee.lockstep_pass.result()
+    quarter, half = sorted(referee.checkpoints)
+    assert (quarter, half) == (layout.steps // 4, layout.steps // 2)
+    assert 0 < at[quarter] < at[half] < total
+    assert 0.005 < referee.need() < 0.5  # 24 sub-streams of 1.7 KB cost the statistics
+    big = corpus_file("alice29.txt").read_bytes()[:150_000]
+    stopped = race.alone_pass(big, race.file_order(LEVELS["fast"].statistics, len(big)), None)
+    stopped.cancel()  # checked between chunks of 64 KiB: it stops after the first
+    assert stopped.result() is None
 
 
 def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
@@ -265,6 +291,9 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     alone = fade.compress(text, level="default", method="statistics")
     assert fade.read_header(alone).statistics.model == 5
     assert blob == min(alone, floor.compress(text), key=len)
+    # the race's passes one after the other (frames in parallel jobs): the same decision
+    assert fade.compress(text, level="default", preset_name="tiny", threads=1,
+                         race_beside=False) == blob
     batch = batch_size_for(len(text), None, "tiny", "cpu")
     assert done[-1] == len(text) and 0 < max(done[:-1]) <= len(text) // 16 + batch
 
