@@ -67,7 +67,7 @@ def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) ->
                 progress=lambda done, bits: bar(done, 0, bits),
                 announce=lambda data, framed: _announce(name, data, framed, opts, settings),
                 show_plan=show_plan if opts.verbosity > 1 else None,
-                preset_name=settings.preset, batch_size=settings.batch_size,
+                preset=settings.preset, batch_size=settings.batch_size,
                 device=opts.device, threads=settings.threads, method=settings.method,
                 dtype=settings.dtype, float_mode=settings.float_mode,
                 float_codec=settings.float_codec, groups=settings.groups,

@@ -67,7 +67,8 @@ def _mode_flag(*names: str, mode: str, help: str):
 @click.option("-v", "--verbose", count=True, help="Say more (the settings chosen, the device).")
 @click.option("-T", "--jobs", type=click.IntRange(0, MAX_JOBS), default=0,
               help="Frames coded at once, each by its own process on one thread (0: one per "
-                   "core); changes speed and memory, never the archive [default: 0].")
+                   "core); the frames' size follows it (so the archive does) unless "
+                   "--frame-size is given [default: 0].")
 @click.option("--level", type=click.Choice(list(LEVELS)), default=None,
               help="fast: the context-mixing statistics alone (hundreds of KB/s); default: "
                    "stronger statistics alone (archives that decode anywhere); max: the "

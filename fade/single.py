@@ -86,7 +86,7 @@ class Settings:
     """Every choice `compress` takes, each defaulting as its docstring says."""
 
     model: ModelConfig | None = None
-    preset_name: str | None = None
+    preset: str | None = None  # the network's preset by name (config.PRESETS)
     batch_size: int | None = None
     device: str = "auto"
     threads: int | None = None
@@ -106,6 +106,17 @@ class Settings:
     # are busy anyway: the memory of one set at a time).
     race_beside: bool = True
 
+    @classmethod
+    def of(cls, **keywords) -> "Settings":
+        """Settings from keyword arguments as `compress` takes them, where
+        `preset_name` (fade 0.10's name for `preset`) still works."""
+        if "preset_name" in keywords:
+            if keywords.get("preset") is not None:
+                raise FadeError("give the preset as preset (preset_name is its older name), "
+                                "not both")
+            keywords["preset"] = keywords.pop("preset_name")
+        return cls(**keywords)
+
     def _choose(self, length: int, data: bytes | None
                 ) -> tuple[Plan | None, str | None, Level | None, race.Screen | None]:
         """What `plan` decides before it loads the network (no torch): a
@@ -117,7 +128,7 @@ class Settings:
         if self.float_mode not in floats.MODES:
             raise FadeError(f"unknown float mode {self.float_mode!r} (choose from "
                             f"{', '.join(floats.MODES)})")
-        model, preset_name, level = self.model, self.preset_name, self.level
+        model, preset_name, level = self.model, self.preset, self.level
         if self.method == STATISTICS:
             if model is not None or preset_name:
                 raise FadeError("method statistics is the level's statistics alone, in file "
@@ -168,7 +179,7 @@ class Settings:
         alone, level, chosen, screen = self._choose(length, data)
         if alone is not None:
             return alone
-        model, preset_name = self.model, self.preset_name
+        model, preset_name = self.model, self.preset
         if model is None:
             preset_name = preset_name or (chosen.preset if chosen else None) or DEFAULT_PRESET
             model = preset(preset_name)
@@ -206,13 +217,13 @@ def plan(length: int, data: bytes | None = None, **options) -> Plan:
     part)."""
     options.pop("progress", None)
     options.pop("profile", None)
-    return Settings(**options).plan(length, data)
+    return Settings.of(**options).plan(length, data)
 
 
 def compress(data: bytes, *, progress: Progress | None = None,
              profile: StepTimings | None = None, **settings) -> bytes:
     """Compress `data` into a self-describing archive (see docs/format.md):
-    equivalent to `compress_with(Settings(**settings), data, progress, profile)`.
+    equivalent to `compress_with(Settings.of(**settings), data, progress, profile)`.
 
     `level` (config.LEVELS) picks what predicts: "fast" is the context-mixing
     statistics alone, in file order (fade.statistics); "default" and "max"
@@ -225,7 +236,7 @@ def compress(data: bytes, *, progress: Progress | None = None,
     (config.DEFAULT_LEVEL) is used; a model or preset without a level runs
     the network alone.
 
-    `model` or `preset_name` picks the network (default: the level's
+    `model` or `preset` picks the network (default: the level's
     preset); `batch_size` defaults to `config.default_batch_size` for the
     size, preset and device; `threads` defaults to torch's current intra-op
     thread count, or 1 where the model's step is too small to share
@@ -260,7 +271,7 @@ def compress(data: bytes, *, progress: Progress | None = None,
     network alone (a nested archive). "off" (the default) codes float data
     as bytes. A broken container header counts as plain bytes.
     """
-    return compress_with(Settings(**settings), data, progress, profile)
+    return compress_with(Settings.of(**settings), data, progress, profile)
 
 
 def compress_with(settings: Settings, data: bytes, progress: Progress | None = None,
@@ -374,7 +385,7 @@ def _compress_floats(data: bytes, source: str, segments: list, settings: Setting
         segments, payload = floats.encode_fast(data, segments, settings.float_codec,
                                                resolve_device(settings.device))
     else:
-        nested = Settings(model=plan.model, preset_name=plan.preset,
+        nested = Settings(model=plan.model, preset=plan.preset,
                           batch_size=settings.batch_size, device=settings.device,
                           threads=plan.threads, seed=settings.seed, groups=settings.groups,
                           coder_threads=settings.coder_threads,

@@ -122,7 +122,7 @@ def test_the_plan_is_what_compress_records(settings):
 
 def test_settings_object_is_equivalent_to_keyword_arguments():
     data = TEXT[:2000]
-    settings = fade.single.Settings(preset_name="tiny", method="fade", batch_size=8)
+    settings = fade.single.Settings(preset="tiny", method="fade", batch_size=8)
     assert fade.single.compress_with(settings, data) == \
         fade.compress(data, preset_name="tiny", method="fade", batch_size=8)
     alone = fade.single.plan(len(data), level="fast")

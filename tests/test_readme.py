@@ -1,0 +1,60 @@
+"""The README's Python API section runs as written: every ```python block
+in it, in order, in one namespace, in a folder with the files it names
+(alice29.txt from the test corpus; `big_bytes` 1.1 MB of real text, past its
+seek; `chunks` pieces of a real file; a text
+archive `notes.txt.fade`), each archive decoded and checked by the blocks'
+own asserts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import fade
+
+from conftest import corpus_file
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def api_blocks() -> list[str]:
+    """The ```python blocks of the README's "Python API" section."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+
+
+def test_the_readme_api_blocks_run_as_written(tmp_path, monkeypatch):
+    blocks = api_blocks()
+    assert len(blocks) >= 4  # the signatures, one shot, a file object, incremental
+    alice = corpus_file("alice29.txt").read_bytes()
+    (tmp_path / "alice29.txt").write_bytes(alice)
+    (tmp_path / "notes.txt.fade").write_bytes(fade.compress(alice, level="fast"))
+    big_bytes = (alice * (1_100_000 // len(alice) + 1))[:1_100_000]
+    chunks = [alice[i:i + 40_000] for i in range(0, len(alice), 40_000)]
+    monkeypatch.chdir(tmp_path)
+    # the first block lists the calls' signatures: each line names a real callable
+    for name in re.findall(r"^fade\.(\w+)\(", blocks[0], flags=re.M):
+        assert callable(getattr(fade, name)), name
+    namespace = {"fade": fade, "big_bytes": big_bytes, "chunks": chunks}
+    for block in blocks[1:]:
+        exec(compile(block, str(README), "exec"), namespace)
+    assert namespace["piece"] == big_bytes[1_000_000:1_004_096]
+    assert "".join(namespace["lines"]) == alice.decode("utf-8").replace("\r\n", "\n")
+    assert namespace["data"] == b"".join(chunks)
+
+
+def test_the_readme_settings_names_are_what_compress_takes():
+    """The expert options the README names for `fade.compress(**settings)`
+    are its keywords: `preset=` runs the network of that name (fade 0.10's
+    `preset_name=` still works, the same archive)."""
+    section = README.read_text(encoding="utf-8").split("\n## Python API\n", 1)[1]
+    named = re.findall(r"`(\w+)=`", section.split("\n## ", 1)[0])
+    assert "preset" in named
+    fields = set(fade.single.Settings.__dataclass_fields__)
+    assert set(named) <= fields, set(named) - fields
+    data = corpus_file("alice29.txt").read_bytes()[:3_000]
+    archive = fade.compress(data, preset="tiny")
+    assert fade.read_header(archive).preset == "tiny"
+    assert fade.decompress(archive) == data
+    assert fade.compress(data, preset_name="tiny") == archive
