@@ -106,7 +106,7 @@ def lockstep_pass(data: bytes, layout: Layout, mixing: StatisticsConfig,
                 count = int((lengths[start:stop] > step).sum())
                 if count:
                     alone.encode(symbols[starts[start:start + count] + step], None)
-                if step % 256 == 0:
+                if step % 16 == 0:  # a Ctrl-C waits for at most 16 steps
                     check()
             total += 8 * len(alone.finish())
         return at, total
