@@ -13,6 +13,7 @@ from __future__ import annotations
 import bz2
 import lzma
 import zlib
+from typing import Callable
 
 import numpy as np
 
@@ -106,20 +107,61 @@ def compress(data: bytes, method: str | None = None) -> bytes:
     return best
 
 
-def _inflate(method: str, stream: bytes, size: int) -> bytes:
-    """At most size + 1 bytes of `stream`, which must end exactly where it is complete."""
-    if method == "stored":
-        return stream
+READ_CHUNK = 1 << 20  # bytes `inflate` asks for at a time
+
+
+def inflate(method: str, read_some: Callable[[int], bytes], size: int
+            ) -> tuple[bytes, bytes, bytes]:
+    """A deflate, bzip2, xz or lzma stream that `read_some(n)` yields (at most
+    n bytes a call, b"" at the end), decoded to its end: the stream's bytes,
+    the bytes read past its end, and what it decodes to. Never more than
+    `size` + 1 bytes of output, so a damaged or hostile stream cannot make
+    fade inflate more than its archive declares; CorruptArchiveError where
+    the stream is damaged, ends early or holds more."""
     decompressor = DECOMPRESSORS[method]()
+    taken, parts, produced = [], [], 0
+    pending = b""  # zlib's input not yet consumed (its unconsumed_tail)
     try:
-        data = decompressor.decompress(stream, size + 1)
+        while not decompressor.eof:
+            room = size + 1 - produced
+            if method == "deflate":
+                if not pending:
+                    pending = read_some(READ_CHUNK)
+                    taken.append(pending)
+                    if not pending:
+                        raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
+                piece = decompressor.decompress(pending, room)
+                pending = decompressor.unconsumed_tail
+            else:
+                chunk = b""
+                if decompressor.needs_input:
+                    chunk = read_some(READ_CHUNK)
+                    taken.append(chunk)
+                    if not chunk:
+                        raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
+                piece = decompressor.decompress(chunk, room)
+            parts.append(piece)
+            produced += len(piece)
+            if produced > size:
+                raise CorruptArchiveError(f"archive is damaged: its stream holds more than "
+                                          f"the {size} bytes declared")
     except (OSError, EOFError, ValueError, OverflowError, zlib.error, lzma.LZMAError) as error:
         raise CorruptArchiveError(f"{method} stream is damaged ({error})") from None
-    if len(data) <= size and not decompressor.eof:
-        raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
-    if decompressor.unused_data:
-        raise CorruptArchiveError(f"{len(decompressor.unused_data)} unexpected bytes after "
-                                  f"the {method} stream")
+    rest = decompressor.unused_data + pending
+    stream = b"".join(taken)
+    return stream[:len(stream) - len(rest)], rest, b"".join(parts)
+
+
+def _inflate(method: str, stream: bytes, size: int) -> bytes:
+    """What `stream` decodes to (at most size + 1 bytes); it must end exactly
+    where it is complete."""
+    if method == "stored":
+        return stream
+    pieces = iter((memoryview(stream)[start:start + READ_CHUNK]
+                   for start in range(0, len(stream), READ_CHUNK)))
+    _, rest, data = inflate(method, lambda count: bytes(next(pieces, b"")), size)
+    if rest:
+        raise CorruptArchiveError(f"{len(rest)} unexpected bytes after the {method} stream")
     return data
 
 

@@ -209,42 +209,12 @@ def _read_learned(source: Source, prefix: bytes, version: int) -> bytes:
 
 
 def _inflate(source: Source, method: str, size: int) -> tuple[bytes, bytes]:
-    """The stream of a deflate, bzip2, xz or lzma archive read to its end, and what
-    it decodes to: never more than `size` + 1 bytes of it, so a damaged or
-    hostile stream cannot make us inflate more than it declares."""
-    decompressor = floor.DECOMPRESSORS[method]()
-    taken, parts, produced = [], [], 0
-    pending = b""  # zlib's input not yet consumed (its unconsumed_tail)
-    try:
-        while not decompressor.eof:
-            room = size + 1 - produced
-            if method == "deflate":
-                if not pending:
-                    pending = source.read_some(_READ_CHUNK)
-                    taken.append(pending)
-                    if not pending:
-                        raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
-                piece = decompressor.decompress(pending, room)
-                pending = decompressor.unconsumed_tail
-            else:
-                chunk = b""
-                if decompressor.needs_input:
-                    chunk = source.read_some(_READ_CHUNK)
-                    taken.append(chunk)
-                    if not chunk:
-                        raise CorruptArchiveError(f"{method} stream is damaged (truncated)")
-                piece = decompressor.decompress(chunk, room)
-            parts.append(piece)
-            produced += len(piece)
-            if produced > size:
-                raise CorruptArchiveError(f"archive is damaged: its stream holds more than "
-                                          f"the {size} bytes declared")
-    except (OSError, EOFError, ValueError, OverflowError, zlib.error, lzma.LZMAError) as error:
-        raise CorruptArchiveError(f"{method} stream is damaged ({error})") from None
-    rest = decompressor.unused_data + pending
+    """The stream of a deflate, bzip2, xz or lzma archive read to its end
+    (what follows it left in `source`), and what it decodes to
+    (floor.inflate: never more than `size` + 1 bytes of it)."""
+    stream, rest, data = floor.inflate(method, source.read_some, size)
     source.unread(rest)
-    stream = b"".join(taken)
-    return stream[:len(stream) - len(rest)], b"".join(parts)
+    return stream, data
 
 
 def _read_statistics(source: Source, head: bytes, version: int, size: int, crc: int,
