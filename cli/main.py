@@ -22,6 +22,7 @@ import click
 
 import fade  # first: it sets what torch reads when it loads (fade.environment)
 from fade import floats, frames
+from fade.floor import COMPACT_METHODS
 from fade.device import DEVICES
 from fade.single import METHOD_CHOICES
 from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,
@@ -90,9 +91,9 @@ def _mode_flag(*names: str, mode: str, help: str):
               help="CPU threads for the model, recorded so the decoder uses the same "
                    "[default: one per core, at most 8; 1 for a step too small to share].")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="auto", show_default=True,
-              help="auto: the model, or a compact archive (stored/deflate/bzip2/xz) where it "
-                   "cannot win; fade: always the model; floats: require float data; others: "
-                   "force that method.")
+              help=f"auto: the model, or a compact archive ({'/'.join(COMPACT_METHODS)}) "
+                   "where it cannot win; fade: always the model; floats: require float data; "
+                   "others: force that method.")
 @click.option("--dtype", type=click.Choice(floats.DTYPE_CHOICES), default="auto",
               show_default=True,
               help="auto: find tensors in .npy/.safetensors files; bf16/fp16/fp32: a raw "

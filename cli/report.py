@@ -51,7 +51,7 @@ def level_of(header) -> str:
     if isinstance(header, FramesHeader):
         methods = sorted({frame.method for frame in header.frames})
         return "frames/" + "+".join(methods)
-    return header.method  # a compact archive: stored, deflate, bzip2, xz
+    return header.method  # a compact archive (fade.floor: stored, deflate, ...)
 
 
 def _members(path: str) -> list[tuple[object, int]]:
@@ -76,8 +76,8 @@ def members(file) -> list[tuple[object, int, str | None]]:
     decodes it is None where fade alone does (no learned model). A
     statistics archive's header does not say where it ends: the last one is
     recognised by its stream's checksum over the rest of the file; one
-    followed by another archive is decoded to find its end (and deflate,
-    bzip2 and xz streams are decoded to find theirs)."""
+    followed by another archive is decoded to find its end (and a compact
+    archive's deflate, bzip2, xz or lzma stream to find its own)."""
     end = file.seek(0, os.SEEK_END)
     found: list[tuple[object, int, str | None]] = []
     offset = 0

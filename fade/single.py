@@ -31,15 +31,16 @@ from fade.device import (check_replay, choose_profile, decode_device, device_nam
                          failure_cause, resolve_device)
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError
 from fade.format.archive import COMPACT_OVERHEAD, pack, pack_floats, unpack
-from fade.format.headers import (FLOATS, LEARNED, METHODS, STATISTICS, AnyHeader, CompactHeader,
-                                 FloatHeader, Header, StatisticsHeader, sha256)
+from fade.format.headers import (FLOATS, FRAMES, LEARNED, METHODS, STATISTICS, AnyHeader,
+                                 CompactHeader, FloatHeader, Header, StatisticsHeader, sha256)
 from fade.lazy import torch
 from fade.lockstep import Layout, Progress, StepTimings, Stopped
 from fade.version import __version__
 
 # "auto": the learned model, unless the size floor (fade.floor) says it cannot win
-# or its archive comes out larger than the stored data.
-METHOD_CHOICES = ("auto",) + tuple(METHODS.values())
+# or its archive comes out larger than the stored data. "frames" is a container
+# (fade.frames: --frame-size, -T), not a method one archive can be made with.
+METHOD_CHOICES = ("auto",) + tuple(name for name in METHODS.values() if name != FRAMES)
 
 
 @dataclass(frozen=True)
@@ -260,8 +261,8 @@ def compress(data: bytes, *, progress: Progress | None = None,
     `method` "auto" runs the model unless the input is too small or looks
     random (then, and whenever the model's archive would be larger than the
     stored data, the smallest compact archive is written, at most 23 bytes
-    over the input); "fade" always runs the model; "stored", "deflate",
-    "bzip2" and "xz" force that compact method.
+    over the input); "fade" always runs the model; a compact method
+    ("stored", "deflate", "bzip2", "xz", "lzma": fade.floor) forces it.
 
     Float data: with `float_mode` "fast" or "strong", methods "auto" and
     "floats" look for floats (`dtype`: "auto" finds .npy and .safetensors

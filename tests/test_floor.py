@@ -68,6 +68,10 @@ def test_incompressible_detection_on_real_files():
 def test_unknown_method_is_a_fade_error():
     with pytest.raises(fade.FadeError, match="unknown method 'gzip'"):
         fade.compress(b"data", method="gzip")
+    # frames is a container (--frame-size, -T), not a method one archive is made
+    # with: asked for by name, it was an internal KeyError
+    with pytest.raises(fade.FadeError, match="unknown method 'frames'"):
+        fade.compress(b"data" * 100, method="frames")
 
 
 @pytest.mark.parametrize("method", ["deflate", "bzip2", "xz"])
