@@ -157,9 +157,8 @@ def _inflate(method: str, stream: bytes, size: int) -> bytes:
     where it is complete."""
     if method == "stored":
         return stream
-    pieces = iter((memoryview(stream)[start:start + READ_CHUNK]
-                   for start in range(0, len(stream), READ_CHUNK)))
-    _, rest, data = inflate(method, lambda count: bytes(next(pieces, b"")), size)
+    pieces = (stream[start:start + READ_CHUNK] for start in range(0, len(stream), READ_CHUNK))
+    _, rest, data = inflate(method, lambda count: next(pieces, b""), size)
     if rest:
         raise CorruptArchiveError(f"{len(rest)} unexpected bytes after the {method} stream")
     return data

@@ -102,7 +102,6 @@ def lockstep_pass(data: bytes, layout: Layout, mixing: StatisticsConfig,
             for step in range(layout.steps):
                 if step in at:
                     at[step] += alone.bits
-                    check()
                 count = int((lengths[start:stop] > step).sum())
                 if count:
                     alone.encode(symbols[starts[start:start + count] + step], None)
@@ -176,13 +175,13 @@ class Race:
             log.info("the race at step %d: the statistics alone cannot code the input", step)
             return False
         need = self.need()
+        at, lockstep_bits = self.lockstep_pass.result()
         if step == min(self.shares):
             log.info("the statistics alone: %s bits in file order; the hybrid must save "
                      "%.2f%% of their bits in its lockstep order (%s) to win",
-                     f"{self.alone_pass.result()[1]:,}", 100 * need,
-                     f"{self.lockstep_pass.result()[1]:,}")
+                     f"{self.alone_pass.result()[1]:,}", 100 * need, f"{lockstep_bits:,}")
         share = self.shares[step]
-        saving = 1 - hybrid_bits / max(self.lockstep_pass.result()[0][step], 1)
+        saving = 1 - hybrid_bits / max(at[step], 1)
         lost = saving < share * need
         log.info("the race at step %d of %d: the network saved %.2f%% of the statistics' "
                  "bits, %.0f%% of the %.2f%% it must save (at least %.0f%% here): %s", step,

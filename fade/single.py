@@ -65,6 +65,7 @@ class Plan:
     threads: int = 0  # torch's intra-op threads, recorded in the archive
     coder_threads: int = 0  # coder workers beside the model: speed only
     screen: race.Screen | None = None  # what the bytes are: the model, the network or not
+    racing: StatisticsConfig | None = None  # the statistics alone a hybrid races (method auto)
 
     def __str__(self) -> str:
         if self.alone is not None:
@@ -169,7 +170,7 @@ class Settings:
         if alone is not None or self.method != "auto" or chosen is None or \
                 chosen.statistics is None or screen is None:
             return None
-        return race.file_order(chosen.statistics.for_content(screen.is_text), length)
+        return _racing(chosen, screen, length)
 
     def plan(self, length: int, data: bytes | None = None) -> Plan:
         """The Plan for `length` bytes; a FadeError for any choice that is
@@ -196,20 +197,27 @@ class Settings:
         groups = groups_for(batch, self.groups, device.type)
         if mixing is not None:
             mixing = mixing.sized(-(-length // max(groups, 1)))
-        racing = 0  # the race's two passes of the statistics alone, beside the hybrid
-        if mixing is not None and self.method == "auto" and screen is not None and \
-                self.race_beside:
-            racing = race.file_order(chosen.statistics.for_content(screen.is_text),
-                                     length).memory_bytes(length) + \
-                mixing.memory_bytes(-(-length // max(groups, 1)), batch)
-        check_memory(model, batch, self.memory_limit, mixing, length, groups, racing)
+        racing = None
+        if mixing is not None and self.method == "auto" and screen is not None:
+            racing = _racing(chosen, screen, length)
+        # beside the hybrid, the race's two passes hold their tables too
+        beside = racing.memory_bytes(length) + \
+            mixing.memory_bytes(-(-length // max(groups, 1)), batch) \
+            if racing is not None and self.race_beside else 0
+        check_memory(model, batch, self.memory_limit, mixing, length, groups, beside)
         coder_threads_for(1, self.coder_threads)  # a bad request fails here, before any work
         if self.method == FLOATS and self.float_mode == "off":
             raise FadeError("method floats needs float mode fast or strong (--floats)")
         return Plan(length, level, None, model, preset_name, mixing, device, device_name(device),
                     numerics, batch, groups, threads,
                     coder_threads_for(groups, self.coder_threads, device.type, os.cpu_count()),
-                    screen)
+                    screen, racing)
+
+
+def _racing(chosen: Level, screen: race.Screen, length: int) -> StatisticsConfig:
+    """The statistics alone that a hybrid of level `chosen` races: the
+    level's model for what the bytes are, in file order, sized for them."""
+    return race.file_order(chosen.statistics.for_content(screen.is_text), length)
 
 
 def plan(length: int, data: bytes | None = None, **options) -> Plan:
@@ -319,7 +327,7 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
-    if method != "auto" or plan.statistics is None:
+    if method != "auto" or plan.racing is None:
         archive = _compress_learned(data, plan, settings.seed, progress, timings, None)
         return _at_most_floor(data, archive, method, contest=contest)
     # The statistics alone in file order cost a small fraction of the
@@ -327,9 +335,8 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
     # from; coded beside the hybrid, in file order and in its lockstep
     # order, they also stop it at its checkpoints where it is losing to them
     # (fade.race).
-    if alone is None:  # float mode on and no float data: started only now
-        alone = race.alone_pass(data, race.file_order(plan.statistics.for_content(not contest),
-                                                      len(data)), settings.memory_limit)
+    if alone is None:  # not beside the hybrid, or float mode on and no float data
+        alone = race.alone_pass(data, plan.racing, settings.memory_limit)
     referee = race.Race.start(alone, data, Layout(len(data), plan.batch, plan.groups),
                               plan.statistics, beside=settings.race_beside)
     try:
