@@ -21,6 +21,7 @@ from fade.members import PREFIX_SIZE, Source, read_archive, trailing_bytes
 from fade.config import LEVELS
 from fade.profile import decoded_by
 from fade.single import model_header
+from fade.statistics.models import model_level
 
 # Up to this many bytes at the end of a file are read whole to check
 # whether they are one archive (the usual case: no decoding to list it).
@@ -33,18 +34,14 @@ def level_of(header) -> str:
     """The level or method an archive's header says it was made with: a
     level's name where the header matches what that level writes."""
     if isinstance(header, StatisticsHeader):
-        for name, level in LEVELS.items():  # a level's model for text, or for other bytes
-            if level.statistics is not None and header.statistics.model in (
-                    level.statistics.model, level.statistics.for_content(False).model):
-                return f"{name}/statistics"
-        return f"statistics model {header.statistics.model}"
+        level = model_level(header.statistics.model)
+        return f"{level}/statistics" if level else f"statistics model {header.statistics.model}"
     if isinstance(header, Header):
         if header.statistics is None:
             return f"network/{header.preset or 'custom'}"
-        for name, level in LEVELS.items():
-            if level.preset == header.preset and level.statistics is not None and \
-                    level.statistics.model == header.statistics.model:
-                return f"{name}/hybrid"
+        level = model_level(header.statistics.model)
+        if level and LEVELS[level].preset == header.preset:  # the level's network and model
+            return f"{level}/hybrid"
         return f"hybrid/{header.preset or 'custom'}"
     if isinstance(header, FloatHeader):
         return f"floats/{header.mode}"

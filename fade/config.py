@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 
 from fade.errors import FadeError
-from fade.statistics_state import NOT_TEXT_MODEL, SLOTS_PER_BYTE_BITS, state_bytes
+from fade.statistics.models import MODELS, for_content, level_model
+from fade.statistics.state import state_bytes
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ class StatisticsConfig:
     `match_bits`: log2 of the match model's table (8 bytes an entry);
     `mixer_rate`: the mixers' learning rate (x / 65536 of input x error);
     `keyed`: contexts keyed by sub-stream (lockstep layouts);
-    `model`: which model (fade.statistics_state.MODEL_PARTS), each the one
+    `model`: which model (fade.statistics.models.MODELS), each the one
     before and more: 0 has orders 1-4 and 6, the word and a match model;
     1 adds word-pair and sparse contexts, a second mixing layer and an
     order-2 APM; 2 adds higher orders, column and indirect contexts and four
@@ -191,7 +192,7 @@ class StatisticsConfig:
 
     def memory_bytes(self, length: int = 0, streams: int = 1) -> int:
         """Bytes of every array the statistics hold for `streams` sub-streams
-        of `length` bytes in all (fade.statistics_state.state_arrays, from
+        of `length` bytes in all (fade.statistics.state.state_arrays, from
         which fade.statistics.Tables allocates them): exact, known before
         anything is built."""
         return state_bytes(self, streams, length)
@@ -201,9 +202,8 @@ class StatisticsConfig:
         models 0 and 1 code bytes that are not text with models 4 and 5,
         which add the contexts that pay on machine code, records and images
         and cost text speed (docs/statistics.md, "Models 4 to 6")."""
-        if text or self.model not in NOT_TEXT_MODEL:
-            return self
-        return dataclasses.replace(self, model=NOT_TEXT_MODEL[self.model])
+        model = for_content(self.model, text)
+        return self if model == self.model else dataclasses.replace(self, model=model)
 
     def sized(self, length: int) -> "StatisticsConfig":
         """These settings with tables no larger than `length` bytes call for
@@ -211,7 +211,8 @@ class StatisticsConfig:
         entry per byte, at least 2^16 and 2^12): small inputs start faster and
         lose almost nothing (docs/statistics.md)."""
         bits = max(length, 1).bit_length()
-        slots = SLOTS_PER_BYTE_BITS.get(self.model, 2)
+        known = 0 <= self.model < len(MODELS)
+        slots = MODELS[self.model].slots_per_byte_bits if known else 2
         return dataclasses.replace(self, table_bits=min(self.table_bits, max(16, bits + slots)),
                                    match_bits=min(self.match_bits, max(12, bits)))
 
@@ -228,7 +229,7 @@ class StatisticsConfig:
 # Domains of StatisticsConfig's fields (docs/format.md): tables from 64 KiB
 # to 4 GiB; the mixer's rate as a 16-bit fraction.
 STATISTICS_LIMITS = {"table_bits": (10, 26), "match_bits": (10, 28), "mixer_rate": (1, 65535),
-                     "keyed": (0, 1), "model": (0, 6)}
+                     "keyed": (0, 1), "model": (0, len(MODELS) - 1)}
 
 
 @dataclass(frozen=True)
@@ -268,19 +269,22 @@ def network_runs(level: str | None, preset_given: bool, method: str, float_mode:
 LEVELS: dict[str, Level] = {
     # Statistics alone in file order, for speed: model 0, the fastest
     # statistics, with 256 MiB of tables (docs/results.md).
-    "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=0), None),
+    "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=level_model("fast", True)),
+                  None),
     # Statistics alone in file order, model 1 (model 5 for bytes that are not
     # text), or the size floor where smaller: archives that decode with fade
     # alone on any CPU, at the statistics' speed. Asked for a network
     # (--preset, --method fade, --floats), the default network and model 1
     # mixed bit by bit: fade 0.10's default hybrid.
-    "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True, model=1),
+    "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
+                                      model=level_model("default", True)),
                      "balanced"),
     # The best ratio: the default network with statistics model 6 (model 3's
     # higher orders, column, indirect and match-byte contexts, weight sets and
     # runs, with stride contexts and two more weight sets, in tables of up to
     # 1 GiB), mixed or, where the network cannot help, alone in file order.
-    "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True, model=6),
+    "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
+                                  model=level_model("max", True)),
                  "balanced", learned=True),
 }
 DEFAULT_LEVEL = "default"

@@ -18,11 +18,7 @@ COMMAND_LINE = ROOT / "cli"  # the command line, installed inside the package
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 100
 # Modules allowed to be longer, and why.
-LONG_MODULES = {
-    # The compiled kernels of the statistics: numba functions share one
-    # module so they inline into each other.
-    "fade/statistics.py": "numba kernels that call each other",
-}
+LONG_MODULES: dict[str, str] = {}
 # Functions allowed to be longer, and why (numba kernels are exempt: a
 # compiled kernel is one loop the compiler sees whole, split only at a cost).
 LONG_FUNCTIONS: dict[str, str] = {}

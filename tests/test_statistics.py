@@ -1,4 +1,4 @@
-"""The context-mixing statistics (fade/statistics.py), level fast, and the
+"""The context-mixing statistics (fade/statistics/), level fast, and the
 hybrid: exact round trips on real data, in this process and in a fresh one,
 the same archive every time, and clean errors for damaged streams."""
 
@@ -6,6 +6,7 @@ import struct
 import subprocess
 import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,15 +20,15 @@ from fade.lockstep import Layout
 from conftest import corpus_file, fade_env, one_error_line, run_fade
 
 SMALL = StatisticsConfig(table_bits=16, match_bits=14)
-MODELS = [SMALL] + [StatisticsConfig(table_bits=16, match_bits=14, model=m)
-                    for m in (1, 2, 3, 4, 5)]
+CONFIGS = [StatisticsConfig(table_bits=16, match_bits=14, model=m)  # every model in the table
+           for m in range(len(statistics.MODELS))]
 
 
 def test_memory_estimate_covers_each_streams_state():
     """config.StatisticsConfig.memory_bytes, which the memory limit checks
     before anything is built, is exactly what the arrays the statistics then
     hold take, for each model, keyed or not, with one stream or many."""
-    for model in range(len(statistics.MODEL_PARTS)):
+    for model in range(len(statistics.MODELS)):
         for keyed, streams, length in ((True, 100, 10_000), (False, 1, 0)):
             config = StatisticsConfig(table_bits=16, match_bits=14, keyed=keyed, model=model)
             tables = statistics.Tables.build(config, streams, length)
@@ -44,7 +45,7 @@ def test_squash_and_stretch_are_monotone_inverses():
     assert (stretch[squash[rising]] == rising - 2047).all()
 
 
-@pytest.mark.parametrize("config", MODELS, ids=[f"model{m}" for m in range(6)])
+@pytest.mark.parametrize("config", CONFIGS, ids=[f"model{c.model}" for c in CONFIGS])
 @pytest.mark.parametrize("name, length", [
     ("alice29.txt", 40_000), ("mapsdatazrh", 30_000), ("edge/zeros", None),
     ("edge/random_org_10k.bin", None), ("edge/x", None), ("edge/empty", None),
@@ -76,7 +77,7 @@ def test_decode_prefix_finds_where_the_stream_ends():
     decoder says how long the encoder's stream was, for every model."""
     data = corpus_file("asyoulik.txt").read_bytes()[:8_000]
     after = corpus_file("mapsdatazrh").read_bytes()[:3_000]
-    for config in MODELS:
+    for config in CONFIGS:
         stream = statistics.encode_file(data, config)
         assert statistics.decode_prefix(stream + after, len(data), config) == (data, len(stream))
 
@@ -368,3 +369,51 @@ def test_bytes_that_are_not_text_get_the_binary_models():
         assert blob == race.statistics_archive(
             data, race.file_order(StatisticsConfig(model=model), len(data)))
         assert fade.decompress(blob) == data
+
+
+def test_the_model_table_drives_limits_levels_listings_and_docs():
+    """fade.statistics.models.MODELS is the one place a model is known: the
+    header's limit, each level's models for text and other bytes, the names
+    `fade -l` gives statistics and hybrid archives, and the table in
+    docs/statistics.md all follow it."""
+    from fade.cli.report import level_of
+    from fade.config import STATISTICS_LIMITS
+    from fade.format.headers import StatisticsHeader
+    from fade.statistics.models import MODELS, level_model, markdown_table
+    assert STATISTICS_LIMITS["model"] == (0, len(MODELS) - 1)
+    for name, level in LEVELS.items():
+        if level.statistics is not None:
+            assert level.statistics.model == level_model(name, True)
+            assert level.statistics.for_content(False).model == level_model(name, False)
+            assert MODELS[level.statistics.model].level == name
+    for model, entry in enumerate(MODELS):
+        header = StatisticsHeader(10, 0, StatisticsConfig(model=model))
+        assert level_of(header) == f"{entry.level}/statistics"
+    assert level_of(StatisticsHeader(10, 0, StatisticsConfig(model=len(MODELS)))) == \
+        f"statistics model {len(MODELS)}"
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "statistics.md").read_text()
+    assert markdown_table() in docs
+
+
+def test_the_numba_cache_is_dropped_when_any_kernel_source_changes(tmp_path, monkeypatch):
+    """numba checks only a function's own module for changes; the package
+    clears its whole cache when any of its sources changed, and keeps it
+    while none did."""
+    from fade.statistics import kernels
+    package = tmp_path / "package"
+    cache = package / "__pycache__"
+    cache.mkdir(parents=True)
+    (package / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(kernels, "_PACKAGE", package)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    for name in ("a.f-10.py311.nbi", "a.f-10.py311.1.nbc", "a.cpython-311.pyc"):
+        (cache / name).write_text("")
+    kernels.drop_stale_caches()  # no stamp yet: compiled from unknown sources
+    assert sorted(path.name for path in cache.iterdir()) == ["a.cpython-311.pyc",
+                                                            kernels._STAMP]
+    (cache / "a.g-20.py311.nbi").write_text("")
+    kernels.drop_stale_caches()  # the same sources: the cache stays
+    assert (cache / "a.g-20.py311.nbi").exists()
+    (package / "a.py").write_text("x = 2\n")
+    kernels.drop_stale_caches()
+    assert not (cache / "a.g-20.py311.nbi").exists()

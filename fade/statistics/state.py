@@ -1,12 +1,12 @@
-"""The statistics' state: what each model has, and every array that holds it.
+"""The statistics' state: every array that holds it, and the fields inside.
 
-One description serves two readers: `fade.statistics.Tables` allocates its
-arrays from `state_arrays`, and `StatisticsConfig.memory_bytes` sums the
-same list before anything is built, so the memory limit sees exactly what
-coding will hold. Beside it live the names of the contexts, of a model's
-parts and of the fields inside the small arrays (a stream's state, the
-parameters, the coder), which the compiled kernels in fade.statistics read.
-This module imports only numpy, so that fade.config can import it.
+One description serves two readers: `fade.statistics.coding.Tables`
+allocates its arrays from `state_arrays`, and `StatisticsConfig.memory_bytes`
+sums the same list before anything is built, so the memory limit sees
+exactly what coding will hold. Beside it live the names of the fields
+inside the small arrays (a stream's state, the parameters, the weight sets,
+the scratch, the coder), which the compiled kernels read. This module
+imports only numpy, so that fade.config can import it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
+
+from fade.statistics.models import MODEL_PARTS
+from fade.statistics.parts import (F_APM3, F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4,
+                                   F_WORDSET, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -27,82 +31,6 @@ class StatisticsConfig(Protocol):
 
     def validate(self) -> "StatisticsConfig": ...
 
-
-# Contexts, each at its own index (its hash table inputs, its state map, its
-# slot in a stream's state). First the shared ones: hashed byte contexts of
-# these orders, then the current word.
-ORDERS = (1, 2, 3, 4, 6)
-SHARED = len(ORDERS) + 1
-KEYED = 5  # stream-keyed contexts (orders 1-4 and the word), lockstep only
-# Model 1's: the previous word with the current one, the word before it with
-# the current one, and bytes 2-3 back (skipping the last: binaries).
-BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
-# Model 2's: orders 5 and 8, the last three words, two column contexts (the
-# byte above in the previous line, with the last byte and with the column:
-# tables, aligned text) and two indirect ones (the last byte, and the last
-# two, with the two bytes that followed them the last times).
-# Model 3's: the byte the match model expects (with its length and the last
-# byte), two sparse ones (the last byte with the third, bytes 3-4 back), and
-# two record ones (the byte one record length back with the last byte, and
-# with the byte two records back; the length is the distance at which byte
-# values keep repeating, found as paq8's record model does).
-(ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2, EXPECTED, SPARSE2, SPARSE3,
- RECORD1, RECORD2) = range(SHARED + KEYED + 3, SHARED + KEYED + 15)
-# Models 4 to 6's: two stride contexts (where the byte falls in 8, with the
-# bytes 8 and 16 back; with the byte 16 back and the last byte): arrays of
-# 8-byte numbers, and machine code.
-STRIDE1, STRIDE2 = range(SHARED + KEYED + 15, SHARED + KEYED + 17)
-MAX_CONTEXTS = SHARED + KEYED + 17
-
-# A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
-# contexts above; LAYERS: four weight sets (c0 and match, contexts found and
-# bit position, the last byte, the byte before it) combined by a final mixer
-# chosen by c0, instead of the average of the first two; APM3: a third APM,
-# on a hash of order 2 and c0; RATE: the mixers learn faster at first.
-# Model 2's: its contexts, and SETS: two more weight sets (order 2 hashed to
-# 12 bits, the match state and bit position) under the final mixer; WORDSET:
-# two more (the letters in the current word, the last byte's kind and the bit
-# position; a copy of the first set learning at a quarter of the rate).
-# Model 3's: RUNS, two more inputs per context (the byte it saw last, if the
-# bits so far agree, through a map of how many times in a row it came; the
-# context's probability in the linear domain), and its contexts.
-F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
-F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
-F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
-# Model 6's: SETS4, two more weight sets (by the kinds of the last four bytes,
-# by order 3 hashed) under the final mixer (with WORDSET's). Models 4 to 6:
-# STRIDE, the stride contexts.
-F_SETS4, F_STRIDE = 65536, 131072
-# Models 0 to 3 are each the one before and more parts (StatisticsConfig.model
-# is an index here, recorded in the archive; docs/statistics.md says what each
-# part gains). A model's parts never change: older archives must decode.
-MODEL_PARTS = (0, F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE)
-MODEL_PARTS += (MODEL_PARTS[1] | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT
-                | F_WORDSET,)
-MODEL_PARTS += (MODEL_PARTS[2] | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD,)
-# Models for bytes that are not text (fade.race.Screen): model 0 and model 1
-# with the contexts that pay on machine code, records and images (bytes 2-3
-# back, SPARSE2's, RECORD's, STRIDE's), at about 0.85x their speed
-# (docs/statistics.md, "Models 4 to 6"). Text keeps model 0 or 1, its bytes
-# and its speed.
-BINARY_PARTS = F_SPARSE | F_SPARSE2 | F_RECORD | F_STRIDE
-MODEL_PARTS += (BINARY_PARTS,  # 4: level fast, not text
-                MODEL_PARTS[1] | BINARY_PARTS)  # 5: level default, not text
-MODEL_PARTS += (MODEL_PARTS[3] | F_SETS4 | F_STRIDE,)  # 6: level max
-NOT_TEXT_MODEL = {0: 4, 1: 5}  # a level's model -> the one it codes bytes that are not text with
-# log2 of the hash table's slots a byte of input (StatisticsConfig.sized), 2
-# unless said: model 6's tables are roomier (lcet10.txt: -0.45% at 8 slots a
-# byte against 2; docs/statistics.md, "Models 4 to 6").
-SLOTS_PER_BYTE_BITS = {6: 3}
-# The optional contexts in input order, each with the part that brings it:
-# after the shared ones and before the keyed ones.
-OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),
-                     (ORDER5, F_ORDERS), (ORDER8, F_ORDERS), (TRIGRAM, F_TRIGRAM),
-                     (ABOVE, F_COLUMNS), (COLUMN, F_COLUMNS),
-                     (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT),
-                     (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
-                     (RECORD1, F_RECORD), (RECORD2, F_RECORD),
-                     (STRIDE1, F_STRIDE), (STRIDE2, F_STRIDE))
 
 # Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
 # then how many contexts are active, and their indices in input order.
@@ -168,23 +96,6 @@ def table_bytes(bits: int) -> int:
     return SLOT_BYTES << bits
 
 
-def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
-    """The contexts a model with `parts` feeds the mixer, in input order
-    (shared, the parts' own, then keyed ones if `keyed`); the places in that
-    order of the contexts from model 2 on; and how many come before the keyed."""
-    active = list(range(SHARED))
-    late = []
-    for index, part in OPTIONAL_CONTEXTS:
-        if parts & part:
-            active.append(index)
-            if index >= ORDER5:
-                late.append(len(active) - 1)
-    unkeyed = len(active)
-    if keyed:
-        active += list(range(SHARED, SHARED + KEYED))
-    return active, late, unkeyed
-
-
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
     return (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
@@ -203,7 +114,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
                  length: int) -> list[tuple[str, tuple[int, ...], type]]:
     """(name, shape, dtype) of every array the statistics with `config` hold
     for `streams` sub-streams of `length` bytes in all, in the order of
-    fade.statistics.Tables' fields. Raises FadeError for a config out of its
+    fade.statistics.coding.Tables' fields. Raises FadeError for a config out of its
     domains (StatisticsConfig.validate)."""
     parts = MODEL_PARTS[config.validate().model]
     slots = 1 << config.table_bits

@@ -1,0 +1,266 @@
+"""The statistics' state and the ways to code with them.
+
+`Tables` holds all adaptive state of one model and its coder, as arrays
+the compiled kernels take whole; two ways drive the one per-bit predictor
+(fade.statistics.predictor):
+
+- `encode_file` / `decode_file`: one stream in file order (the statistics
+  alone: levels fast and default, and max where the network cannot pay).
+- `Statistics`: several sub-streams in fade's lockstep, one byte of each per
+  step, with an optional 256-way distribution per byte from the network
+  that enters the mixer as one more input (the hybrid). Each sub-stream has
+  its own recent bytes, word and match state, and contexts keyed by its
+  index beside the shared ones: the shared recency state of a slot is
+  disturbed by the other streams between a stream's own visits, the keyed
+  contexts keep it.
+
+Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
+that, model 2 about 3 times, model 3 about 5 times), whatever the stream
+count; the hash table takes 64 bytes a slot (one cache line;
+StatisticsConfig.memory_bytes counts every array). The first call in a
+process compiles the loops (seconds) or loads them from numba's cache
+beside the package.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from fade.config import StatisticsConfig
+from fade.errors import CorruptArchiveError
+from fade.statistics.coder import CHECK_FIRST, flush, start_decoder
+from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
+from fade.statistics.models import MODEL_PARTS
+from fade.statistics.parts import MAX_CONTEXTS, active_contexts
+from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, decode_range,
+                                       encode_range)
+from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, FIXED_INPUTS,
+                                   INPUTS, final_sets, state_arrays)
+
+
+class Tables(NamedTuple):
+    """All adaptive state of one statistics model and its coder, as arrays
+    the compiled kernels take whole (numba reads a named tuple's fields by
+    name). fade.statistics.state.state_arrays gives each field's shape and
+    dtype, in this order; `build` allocates and starts them. A kernel binds
+    the fields it uses to locals once, at its start: each read of a field
+    costs numba a reference count update, too dear in the per-bit code
+    (docs/statistics.md, "Speed")."""
+
+    nodes: np.ndarray  # the hash table: 2^table_bits slots of NODES nodes
+    direct: np.ndarray  # order 1 by (last byte, c0), no hashing
+    state_maps: np.ndarray  # per context, a bit history's probability
+    match_table: np.ndarray  # the match model's hash of the last MATCH_MIN bytes -> position
+    match_map: np.ndarray  # the match model's (length, expected bit) -> probability
+    weights: np.ndarray  # the mixer's weight sets, INPUTS each
+    apm1: np.ndarray  # APM by c0
+    apm2: np.ndarray  # APM by the last byte and c0
+    streams: np.ndarray  # (streams, S_FIELDS): each stream's state
+    buffer: np.ndarray  # every coded byte
+    known: np.ndarray  # 1 where a byte is coded
+    inputs: np.ndarray  # the current bit's mixer inputs
+    scratch: np.ndarray  # the current bit's mixer state, then context hashes
+    parameters: np.ndarray  # the P_ fields: the config and the active contexts
+    apm3: np.ndarray  # F_APM3: APM by a hash of order 2 and c0
+    final: np.ndarray  # F_LAYERS: the final mixer's weights, by c0
+    followers: np.ndarray  # F_INDIRECT: the bytes that followed each byte and pair
+    runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length
+    run_map: np.ndarray  # per context, (run length, expected bit) -> probability
+    recent: np.ndarray  # F_RECORD: per stream, each byte value's last place
+    coder: np.ndarray  # the range coder's C_ fields
+
+    @classmethod
+    def build(cls, config: StatisticsConfig, streams: int, length: int) -> "Tables":
+        """Fresh tables for `streams` sub-streams of `length` bytes in all
+        (FadeError for a config out of its domains)."""
+        tables = cls(**{name: np.zeros(shape, dtype=dtype)
+                        for name, shape, dtype in state_arrays(config, streams, length)})
+        parts = MODEL_PARTS[config.model]
+        tables.direct[:] = 1 << 31
+        # A bit history h starts near its bits' mean, in every context's map.
+        priors = np.array([_history_prior(h) for h in range(256)], dtype=np.uint32)
+        tables.state_maps.reshape(MAX_CONTEXTS, 256)[:] = priors
+        tables.match_map[:] = 1 << 31
+        active, late, unkeyed = active_contexts(parts, config.keyed)
+        _start_weights(tables.weights.reshape(-1, INPUTS), active, late, unkeyed)
+        knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
+        for apm in (tables.apm1, tables.apm2, tables.apm3):
+            apm.reshape(-1, APM_KNOTS)[:] = knots
+        tables.coder[C_NEXT] = CHECK_FIRST
+        tables.coder[C_HIGH] = 0xFFFFFFFF
+        sets = final_sets(parts)
+        tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
+                                int(config.keyed), parts, sets, len(active), *active]
+        # The final mixer's weights, per c0: the average of the sets at first.
+        tables.final[:] = 65536 // sets
+        tables.run_map[:] = 1 << 31
+        return tables
+
+
+def _start_weights(weights: np.ndarray, active: list[int], late: list[int],
+                   unkeyed: int) -> None:
+    """The mixer's starting weights, (sets, INPUTS): 1/4 for the inputs that
+    predict from the start, 0 for those that may say nothing at first (the
+    keyed contexts, the network, the contexts from model 2 on, F_RUNS'
+    inputs), which the mixer raises as they prove useful."""
+    weights[:] = 16384
+    weights[:, FIXED_INPUTS + 2 * unkeyed:] = 0
+    weights[:, NETWORK_INPUT] = 0
+    for k in late:
+        weights[:, FIXED_INPUTS + 2 * k:FIXED_INPUTS + 2 * k + 2] = 0
+    weights[:, FIXED_INPUTS + 2 * len(active):] = 0
+
+
+def _history_prior(h: int) -> int:
+    """A bit history's starting probability of a 1: (ones + 0.5) / (bits + 1)."""
+    if h < 2:
+        return 1 << 31
+    bits = h.bit_length() - 1
+    ones = bin(h & ((1 << bits) - 1)).count("1")
+    p16 = (2 * ones + 1) * 65536 // (2 * bits + 2)
+    return (min(max(p16, 64), 65472) << 16)
+
+
+CHUNK = 1 << 16  # bytes coded between progress reports (and Ctrl-C checks): ~0.3 s
+
+
+def encode_file(data: bytes, config: StatisticsConfig,
+                progress: Callable[[int, int], None] | None = None) -> bytes | None:
+    """Code `data` in file order: the stream `decode_file` takes back, or None
+    if it would exceed 10 bits a byte (the size floor wins there anyway).
+    `progress(bytes_done, bits_so_far)` is called every CHUNK bytes (the
+    bits the coder has put out, at most 32 short of the code length)."""
+    return encode_file_marked(data, config, np.zeros(0, dtype=np.int64), progress)[0]
+
+
+def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
+                       progress: Callable[[int, int], None] | None = None
+                       ) -> tuple[bytes | None, np.ndarray]:
+    """`encode_file`, and the bits put out for data[:m] at each offset m of
+    `marks` (0 <= m <= len(data), any order): multiples of 8, at most 32 bits
+    short of the code length (what the coder holds back), the same on any CPU."""
+    tables = Tables.build(config, 1, len(data))
+    begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
+    source = np.frombuffer(data, dtype=np.uint8)
+    out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
+    marks = np.asarray(marks, dtype=np.int64)
+    bits = np.zeros(len(marks), dtype=np.int64)
+    stops = np.union1d(np.arange(CHUNK, len(data), CHUNK), marks)
+    begin = 0
+    for end in [*stops[(stops > 0) & (stops < len(data))].tolist(), len(data)]:
+        if encode_range(tables, source, begin, end, out) > out.shape[0]:
+            return None, bits
+        bits[marks == end] = 8 * tables.coder[C_POS]
+        if progress is not None and (end % CHUNK == 0 or end == len(data)):
+            progress(end, 8 * int(tables.coder[C_POS]))
+        begin = end
+    flush(tables.coder, out)
+    size = tables.coder[C_POS]
+    return (None if size > out.shape[0] else out[:size].tobytes()), bits
+
+
+def decode_file(stream: bytes, size: int, config: StatisticsConfig,
+                progress: Callable[[int, int], None] | None = None) -> bytes:
+    """The `size` bytes `encode_file` coded into `stream`; raises
+    CorruptArchiveError if the stream runs out first."""
+    return decode_prefix(stream, size, config, progress)[0]
+
+
+def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
+                  progress: Callable[[int, int], None] | None = None) -> tuple[bytes, int]:
+    """`decode_file` of a stream that may have other bytes after it: the
+    `size` bytes and the length of the stream `encode_file` wrote. The
+    decoder reads the 4 bytes the encoder's flush writes first and then one
+    byte per byte the encoder shifted out, so where it stops is where the
+    encoder's stream ended (what finds the end of a statistics archive in a
+    concatenation)."""
+    tables = Tables.build(config, 1, size)
+    begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([size], dtype=np.int64))
+    out = np.zeros(size, dtype=np.uint8)
+    payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
+    start_decoder(tables.coder, payload)
+    for begin in range(0, size, CHUNK):
+        end = min(begin + CHUNK, size)
+        done = decode_range(tables, payload, out, begin, end)
+        if done < end:
+            raise CorruptArchiveError(f"the statistics stream is damaged: a check failed, or "
+                                      f"it ran out, after {done} of {size} bytes")
+        if progress is not None:
+            progress(end, 8 * int(tables.coder[C_POS]))
+    used = int(tables.coder[C_POS])
+    if used > len(stream):
+        raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
+                                  f"{len(stream)} are there")
+    return out.tobytes(), used
+
+
+# The network's float32 probabilities become integer weights p * 2^24 + 1:
+# exact in float32 (a power of two) and truncated alike everywhere, never 0.
+_NETWORK_SCALE = np.float32(1 << 24)
+
+
+def network_weights(probabilities: np.ndarray) -> np.ndarray:
+    """The integer form of the network's (count, 256) float32 probabilities."""
+    return (probabilities * _NETWORK_SCALE).astype(np.int64) + 1
+
+
+class Statistics:
+    """One group's statistics, coding its sub-streams in lockstep with the
+    network (the hybrid): `encode` or `decode` one step at a time, one byte
+    per active sub-stream (the first `count` of the group's), then `finish`.
+
+    `lengths`: each sub-stream's length, in file order (the group's bytes
+    are contiguous); `payload`: the stream to decode, or None to encode.
+    Cost per step: 2-5 us per byte, in compiled code that releases the GIL."""
+
+    def __init__(self, config: StatisticsConfig, lengths: np.ndarray,
+                 payload: bytes | None = None):
+        lengths = np.asarray(lengths, dtype=np.int64)
+        self._tables = Tables.build(config, len(lengths), int(lengths.sum()))
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+        begin_streams(self._tables, starts, lengths)
+        self._coder = self._tables.coder
+        if payload is None:
+            self._stream = np.zeros(1 << 16, dtype=np.uint8)
+        else:
+            self._stream = np.frombuffer(payload, dtype=np.uint8).copy()
+            start_decoder(self._coder, self._stream)
+        self._empty = np.zeros((1, 0), dtype=np.int64)
+
+    def encode(self, symbols: np.ndarray, probabilities: np.ndarray | None) -> None:
+        """Code symbols[s] (uint8) of the first len(symbols) sub-streams."""
+        count = len(symbols)
+        need = int(self._coder[C_POS]) + 16 * count + 16  # a byte costs at most 16 bytes
+        if need > len(self._stream):
+            grown = np.zeros(max(need, 2 * len(self._stream)), dtype=np.uint8)
+            grown[:len(self._stream)] = self._stream
+            self._stream = grown
+        weights = self._empty if probabilities is None else network_weights(probabilities)
+        code_step(self._tables, self._stream, np.ascontiguousarray(symbols, dtype=np.uint8),
+                   weights, count, False)
+
+    def decode(self, probabilities: np.ndarray | None, count: int | None = None) -> np.ndarray:
+        """The next byte of each of the first `count` sub-streams (default: one
+        per row of `probabilities`)."""
+        count = len(probabilities) if count is None else count
+        if probabilities is not None and not np.isfinite(probabilities).all():
+            raise CorruptArchiveError("the model's probabilities are not finite: the header's "
+                                      "model settings are not those the archive was made with")
+        weights = self._empty if probabilities is None else network_weights(probabilities)
+        symbols = np.zeros(count, dtype=np.uint8)
+        if code_step(self._tables, self._stream, symbols, weights, count, True) < count:
+            raise CorruptArchiveError("the statistics stream is damaged: a check failed, or it "
+                                      "ran out (or the header is not the one it was made with)")
+        return symbols
+
+    @property
+    def bits(self) -> int:
+        """Bits put out (encoding) or taken in (decoding) so far."""
+        return 8 * int(self._coder[C_POS])
+
+    def finish(self) -> bytes:
+        """The encoded stream, complete."""
+        flush(self._coder, self._stream)
+        return self._stream[:self._coder[C_POS]].tobytes()

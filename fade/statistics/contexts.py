@@ -1,0 +1,105 @@
+"""The general contexts: byte orders, words, sparse and indirect contexts.
+
+lpaq1's and paq8's core, which every model starts from: each byte's
+contexts are hashed here (`general_contexts`, into the scratch, where the
+predictor finds their slots), and the state they read is kept up to date
+after each byte (`note_byte`: the history of the last 6 bytes, the current
+word and the two before it, the bytes that followed each byte and pair).
+Contexts for a kind of data live in a module of their own
+(fade.statistics.records: tables, records and arrays).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.kernels import INLINE, JIT, context_hash
+from fade.statistics.parts import (BIGRAM, EXPECTED, F_EXPECTED, F_INDIRECT, F_ORDERS,
+                                   F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, ORDER5, ORDER8,
+                                   SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
+from fade.statistics.state import (S_BASE, S_HISTORY, S_MATCH_LEN, S_MATCH_PTR, S_POSITION,
+                                   S_WORD, S_WORD2, S_WORD3, S_WORDLEN, SCRATCH_HASHES)
+
+
+@nb.njit(**JIT)
+def byte_kind(c):
+    """0 for a letter, 1 a digit, 2 a space or control byte (<= 32), 3 any other."""
+    return 0 if 97 <= (c | 32) <= 122 else (1 if 48 <= c <= 57 else (2 if c <= 32 else 3))
+
+
+@nb.njit(**INLINE)
+def general_contexts(scratch, streams, buffer, followers, s, parts, keyed):
+    """Hash stream s's general contexts for its next byte into the scratch:
+    orders 1-4 and 6 and the word; keyed by the stream if `keyed`; and those
+    the model's `parts` add."""
+    history = streams[s, S_HISTORY]
+    word = streams[s, S_WORD]
+    for i in range(5):
+        order = (1, 2, 3, 4, 6)[i]
+        context = history & ((np.int64(1) << (8 * order)) - 1)
+        scratch[SCRATCH_HASHES + i] = context_hash(context, i + 1)
+    scratch[SCRATCH_HASHES + 5] = context_hash(word, 7)
+    if keyed:
+        for i in range(4):
+            context = history & ((np.int64(1) << (8 * (i + 1))) - 1)
+            scratch[SCRATCH_HASHES + 6 + i] = context_hash(context * 4099 + s, i + 11)
+        scratch[SCRATCH_HASHES + 10] = context_hash(word * 4099 + s, 15)
+    if parts:
+        scratch[SCRATCH_HASHES + BIGRAM] = context_hash(
+            word + streams[s, S_WORD2] * 0x3A8F05C5, 22)
+        scratch[SCRATCH_HASHES + SKIPGRAM] = context_hash(
+            word + streams[s, S_WORD3] * 0x3A8F05C5, 25)
+        scratch[SCRATCH_HASHES + SPARSE] = context_hash((history >> 8) & 0xFFFF, 23)
+    if parts & F_ORDERS:
+        position = streams[s, S_POSITION]
+        start = streams[s, S_BASE]
+        scratch[SCRATCH_HASHES + ORDER5] = context_hash(history & 0xFFFFFFFFFF, 41)
+        older = 0
+        for k in range(7, 9):
+            if position >= k:
+                older = (older << 8) | np.int64(buffer[start + position - k])
+        scratch[SCRATCH_HASHES + ORDER8] = context_hash(history * 0x10001 + older, 42)
+    if parts & F_INDIRECT:
+        c1 = history & 255
+        c2 = history & 0xFFFF
+        scratch[SCRATCH_HASHES + INDIRECT1] = context_hash(c1 * 65536 + followers[c1], 46)
+        scratch[SCRATCH_HASHES + INDIRECT2] = context_hash(c2 * 65536 + followers[256 + c2], 47)
+    if parts & F_SPARSE2:
+        scratch[SCRATCH_HASHES + SPARSE2] = context_hash(history & 0xFF00FF, 55)
+        scratch[SCRATCH_HASHES + SPARSE3] = context_hash((history >> 16) & 0xFFFF, 56)
+    if parts & F_EXPECTED:
+        expected = 0
+        if streams[s, S_MATCH_LEN] > 0:
+            expected = (np.int64(buffer[streams[s, S_MATCH_PTR]]) + 256) * 16 + min(
+                streams[s, S_MATCH_LEN], 15)
+        scratch[SCRATCH_HASHES + EXPECTED] = context_hash(expected * 256 + (history & 255), 48)
+    if parts & F_TRIGRAM:
+        scratch[SCRATCH_HASHES + TRIGRAM] = context_hash(
+            word + (streams[s, S_WORD2] + streams[s, S_WORD3] * 0x3A8F05C5) * 0x2F0F3A55, 43)
+
+
+@nb.njit(**INLINE)
+def note_followers(followers, history, byte):
+    """F_INDIRECT: `byte` followed the last byte and pair of `history`."""
+    c1 = history & 255
+    c2 = history & 0xFFFF
+    followers[c1] = ((followers[c1] << 8) | byte) & 0xFFFF
+    followers[256 + c2] = ((followers[256 + c2] << 8) | byte) & 0xFFFF
+
+
+@nb.njit(**INLINE)
+def note_byte(streams, s, byte):
+    """Stream s's history and words after `byte`: a word is a run of letters
+    (either case) and bytes >= 128."""
+    streams[s, S_HISTORY] = ((streams[s, S_HISTORY] << 8) | byte) & 0xFFFFFFFFFFFF
+    lower = byte + 32 if 65 <= byte <= 90 else byte
+    if 97 <= lower <= 122 or byte >= 128:
+        streams[s, S_WORDLEN] += 1
+        streams[s, S_WORD] = (streams[s, S_WORD] + lower + 1) * 0x2F0F3A55 & 0xFFFFFFFFFFFF
+    else:
+        if streams[s, S_WORD] != 0:
+            streams[s, S_WORD3] = streams[s, S_WORD2]
+            streams[s, S_WORD2] = streams[s, S_WORD]
+        streams[s, S_WORD] = 0
+        streams[s, S_WORDLEN] = 0

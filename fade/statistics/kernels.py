@@ -1,0 +1,184 @@
+"""The statistics' shared kernels: what every model and kind of data uses.
+
+Squash and stretch (the logistic function and its inverse, from integer
+tables), the adaptive probabilities' step, the context hash and the hash
+table's slots, and the mixer's weight sets. The contexts of each kind of
+data (fade.statistics.contexts, .records) and the per-bit predictor
+(fade.statistics.predictor) are built from these; the binary arithmetic
+coder is in fade.statistics.coder.
+
+A call between compiled functions that passes arrays costs numba reference
+counts: the few lines run for every context at every bit (a node's update,
+the APMs' reads and steps) stay written out in the predictor (as a call
+here, a node's update made coding 35% slower), and the contexts' per-byte
+functions are inlined where they are called (`INLINE`).
+
+numba caches each compiled function beside its module and checks only that
+module's source for changes, while a kernel here is compiled into its
+callers in the other modules: `drop_stale_caches` (run on import, before
+anything compiles) clears the package's cache whenever any of its sources
+changed, so an edit here never leaves a caller running the old code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.state import INPUTS, NODES
+
+_PACKAGE = Path(__file__).parent
+_STAMP = "fade-statistics.stamp"
+
+
+def drop_stale_caches() -> None:
+    """Remove numba's cached code for this package unless it was compiled
+    from these very sources (a hash of them all, kept beside the cache)."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    stamp = digest.hexdigest()
+    folder = _cache_folder()
+    if folder is None:
+        return
+    try:
+        if (folder / _STAMP).read_text() == stamp:
+            return
+    except OSError:
+        pass
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in folder.iterdir():
+            if path.suffix in (".nbi", ".nbc"):
+                path.unlink(missing_ok=True)
+        (folder / _STAMP).write_text(stamp)
+    except OSError:  # a folder we may not write: numba does not cache there either
+        pass
+
+
+def _cache_folder() -> Path | None:
+    """Where numba caches this package's compiled code: NUMBA_CACHE_DIR's
+    mirror of the package's path if set, else its __pycache__ (numba falls
+    back to a user-wide folder where that is not writable; sources there
+    change only with a new install, which changes them all)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        from numba.core import config
+        relative = os.path.splitdrive(os.path.abspath(_PACKAGE))[1].lstrip(os.sep)
+        return Path(config.CACHE_DIR) / relative
+    folder = _PACKAGE / "__pycache__"
+    return folder if os.access(_PACKAGE, os.W_OK) else None
+
+
+drop_stale_caches()
+
+JIT = dict(nogil=True, cache=True, boundscheck=False)
+# For a function called once a byte with the state's arrays: compiled into its
+# caller (numba's own inlining), so the call costs no reference counts.
+INLINE = dict(inline="always", **JIT)
+
+# Knots of the logistic function: 65536 / (1 + exp(-k / 2)) for k = -32..32,
+# rounded (computed once with math.exp and written out, so no libm is
+# involved at run time). Squash interpolates them linearly, 64 stretch units
+# apart: the stretch domain is -2047..2047 in units of 1/128 of a logit.
+_KNOTS = np.array([
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 5, 8, 13, 22, 36, 60, 98, 162, 267, 439,
+    720, 1179, 1921, 3108, 4971, 7812, 11955, 17625, 24743, 32768, 40793, 47911,
+    53581, 57724, 60565, 62428, 63615, 64357, 64816, 65097, 65269, 65374, 65438,
+    65476, 65500, 65514, 65523, 65528, 65531, 65533, 65534, 65535, 65535, 65536,
+    65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536], dtype=np.int64)
+
+
+def _squash_table() -> np.ndarray:
+    d = np.arange(-2047, 2048, dtype=np.int64) + 2048
+    k, w = d >> 6, d & 63
+    values = (_KNOTS[k] * (64 - w) + _KNOTS[k + 1] * w) >> 6
+    return np.clip(values, 1, 65535).astype(np.int32)  # index d + 2047
+
+
+SQUASH = _squash_table()
+# stretch(p) = the smallest d with squash(d) >= p: the inverse on 16-bit probabilities.
+STRETCH = (np.searchsorted(SQUASH, np.arange(65536), side="left") - 2047).clip(
+    -2047, 2047).astype(np.int32)
+# 65536 * 2 / (2n + 3): an adaptive probability's step after n updates, 1 / (n + 1.5).
+RECIPROCAL = (131072 // (2 * np.arange(1024, dtype=np.int64) + 3)).astype(np.int32)
+
+COUNTER_LIMIT = 255  # adaptive probabilities slow down to 1/256.5
+STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5
+
+
+@nb.njit(**JIT)
+def squash(d):
+    if d > 2047:
+        d = 2047
+    if d < -2047:
+        d = -2047
+    return SQUASH[d + 2047]
+
+
+@nb.njit(**JIT)
+def adapt(table, index, bit, limit):
+    """An adaptive probability, (p22 << 10) | n: step 1 / (n + 1.5), n capped at limit."""
+    value = np.int64(table[index])
+    n = value & 1023
+    p = value >> 10
+    target = bit << 22
+    p += ((target - p) * RECIPROCAL[n]) >> 16
+    if n < limit:
+        n += 1
+    table[index] = np.uint32((p << 10) | n)
+
+
+@nb.njit(**JIT)
+def context_hash(a, b):
+    h = (a + 0x9E3779B97F4A7C15) * 0x2545F4914F6CDD1D + b * 0x632BE59BD9B4E019
+    return h ^ (h >> 29)
+
+
+@nb.njit(**JIT)
+def find_slot(nodes, bits, h):
+    """The slot of context hash h: one of three neighbours with its check, or the
+    least used of them, cleared."""
+    mask = (np.int64(1) << bits) - 1
+    base = (h >> 20) & mask
+    check = np.uint32(((h >> 32) & 0xFFFFFFFF) | 1)
+    victim = base
+    least = np.int64(1) << 40
+    for probe in range(3):
+        slot = base ^ probe
+        if nodes[slot * NODES] == check:
+            return slot, 1
+        used = np.int64(nodes[slot * NODES + 1] & 255)
+        if used < least:
+            least = used
+            victim = slot
+    start = victim * NODES
+    nodes[start] = check
+    for j in range(1, NODES):
+        nodes[start + j] = np.uint32(1 << 31)
+    return victim, 0
+
+
+@nb.njit(**JIT)
+def two_dots(inputs, weights, n, set_a, set_b):
+    """The outputs of weight sets a and b on the first n inputs, stretched and clipped."""
+    dot_a = np.int64(0)
+    dot_b = np.int64(0)
+    wa = set_a * INPUTS
+    wb = set_b * INPUTS
+    for j in range(n):
+        dot_a += inputs[j] * weights[wa + j]
+        dot_b += inputs[j] * weights[wb + j]
+    return max(min(dot_a >> 16, 2047), -2047), max(min(dot_b >> 16, 2047), -2047)
+
+
+@nb.njit(**JIT)
+def learn(weights, inputs, n, weight_set, p, bit, rate):
+    """One weight set's step on the first n inputs, against its own output p."""
+    error = (((bit << 16) - p) >> 4) * rate
+    w = weight_set * INPUTS
+    for j in range(n):
+        weights[w + j] += (inputs[j] * error) >> 16

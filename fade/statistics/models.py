@@ -1,0 +1,132 @@
+"""The table of statistics models: one entry each, read by everything else.
+
+A model is a set of parts (fade.statistics.parts) and what goes with them:
+its hash table's size per byte of input, the level that writes it today and
+for which bytes, and what it adds in words. The archive records a model by
+its number (its index here), so an entry never changes and never goes:
+older archives must decode. From this table come the header's limit on the
+model field (fade.config.STATISTICS_LIMITS), each level's model for bytes
+that are not text (StatisticsConfig.for_content), the table sizes
+(StatisticsConfig.sized), the names in `fade -l`, the table in
+docs/statistics.md (`python -m fade.statistics.models` prints it; a test
+compares) and the models the tests code with.
+
+Adding a model: one entry here, the parts it names (and their kernels, if
+new), and, if a level is to write it, that level's StatisticsConfig in
+fade.config.LEVELS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fade.statistics.parts import (
+    F_APM3, F_BIGRAM, F_COLUMNS, F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
+    F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TRIGRAM, F_WORDSET,
+    part_names)
+
+
+@dataclass(frozen=True)
+class Model:
+    """One statistics model (StatisticsConfig.model is its index in MODELS)."""
+
+    parts: int  # bits of fade.statistics.parts
+    base: int | None  # the model it extends (its parts and more), for the docs
+    level: str  # the level that writes it (or wrote it, in older releases)
+    text: bool | None  # for text (True), other bytes (False) or both (None) at that level
+    use: str  # where it is used, and since when, in words
+    adds: str  # what it adds to its base, in words
+    slots_per_byte_bits: int = 2  # log2 of hash table slots a byte of input (sized)
+    current: bool = True  # whether its level writes it today (else: only older archives)
+
+
+# Models for bytes that are not text (fade.race.Screen) add the contexts that
+# pay on machine code, records and images to the level's text model, at about
+# 0.85x its speed (docs/statistics.md, "Models 4 to 6"): text keeps its bytes
+# and its speed.
+_BINARY = F_SPARSE | F_SPARSE2 | F_RECORD | F_STRIDE
+_M1 = F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE
+_M2 = _M1 | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT | F_WORDSET
+_M3 = _M2 | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD
+
+MODELS: tuple[Model, ...] = (
+    Model(0, None, "fast", True, "`fast` (fade 0.6-0.7's only model)",
+          "orders 1-4 and 6 hashed, the current word, order 1 direct, a match model (the last "
+          "occurrence of the latest 6 bytes); two weight sets (by c0 and match length; by "
+          "contexts found and bit position) averaged; two APMs (by c0; by the last byte and "
+          "c0)"),
+    Model(_M1, 0, "default", True,
+          "`default`, text (alone from fade 0.11; mixed with the network at 0.8-0.10's "
+          "default, and at 0.11's with `--method fade` or `--preset`)",
+          "the current word with the previous one and with the one before that; bytes 2-3 "
+          "back; two more weight sets (by the last byte, by the byte before) under a final "
+          "mixer chosen by c0; a third APM on a hash of order 2 and c0; a mixer rate that "
+          "starts 4x higher"),
+    Model(_M2, 1, "max", None, "`max` (fade 0.9)",
+          "orders 5 and 8; the last three words; two column contexts (the byte above with the "
+          "last byte, and with the column); two indirect contexts (the last byte and the last "
+          "two, with the two bytes that followed them last); weight sets by order 2 (hashed "
+          "to 12 bits) and by the match state; weight sets by the letters in the current word "
+          "and the last byte's kind, and a copy of the first set learning at a quarter of the "
+          "rate", current=False),
+    Model(_M3, 2, "max", None, "`max` (fade 0.10)",
+          "two more inputs per context: its run (the byte it saw last and how many times in "
+          "a row, through a map by run length and expected bit) and its probability in the "
+          "linear domain; the byte the match model expects; two sparse contexts (the last "
+          "byte with the third; bytes 3-4 back); two record contexts (the byte one record "
+          "length back with the last byte, and with the byte two records back; the record "
+          "length is found as paq8's record model does)", current=False),
+    Model(_BINARY, 0, "fast", False, "`fast`, bytes that are not text (fade 0.11)",
+          "model 1's bytes 2-3 back, model 3's sparse and record contexts, and two stride "
+          "contexts (where the byte falls in 8, with the bytes 8 and 16 back; with the byte "
+          "16 back and the last byte)"),
+    Model(_M1 | _BINARY, 1, "default", False,
+          "`default`, bytes that are not text (fade 0.11; its hybrid, where asked for, mixes "
+          "model 1)", "the same sparse, record and stride contexts as model 4"),
+    # lcet10.txt: -0.45% at 8 slots a byte against 2 (docs/statistics.md, "Models 4 to 6").
+    Model(_M3 | F_SETS4 | F_STRIDE, 3, "max", None, "`max` (from fade 0.11)",
+          "the stride contexts and two more weight sets (by the kinds of the last four "
+          "bytes; by order 3, hashed); its tables hold 8 slots a byte (up to 2^24, 1 GiB)",
+          slots_per_byte_bits=3),
+)
+MODEL_PARTS = tuple(model.parts for model in MODELS)
+
+
+def level_model(level: str, text: bool) -> int | None:
+    """The model `level` codes `text` (or other bytes) with alone today, if
+    one is in the table for it."""
+    for number, model in enumerate(MODELS):
+        if model.current and model.level == level and model.text in (text, None):
+            return number
+    return None
+
+
+def for_content(number: int, text: bool) -> int:
+    """Model `number` where a level writes it for text, or that level's
+    model for bytes that are not text."""
+    if text or not 0 <= number < len(MODELS) or MODELS[number].text is not True:
+        return number
+    return level_model(MODELS[number].level, False)
+
+
+def model_level(number: int) -> str | None:
+    """The level that writes (or wrote) model `number`; None for a number
+    outside the table."""
+    return MODELS[number].level if 0 <= number < len(MODELS) else None
+
+
+def markdown_table() -> str:
+    """The table of docs/statistics.md, "The models"."""
+    rows = ["| model | level | what it adds | parts |", "|---|---|---|---|"]
+    for number, model in enumerate(MODELS):
+        base = 0 if model.base is None else MODELS[model.base].parts
+        names = ", ".join(f"`{name}`" for name in part_names(model.parts & ~base))
+        if base:
+            names = f"model {model.base}'s, {names}"
+        adds = model.adds if model.base is None else f"model {model.base} and: {model.adds}"
+        rows.append(f"| {number} | {model.use} | {adds} | {names or 'none'} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

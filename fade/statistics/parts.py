@@ -1,0 +1,98 @@
+"""The statistics' contexts and parts: what a model may be made of.
+
+A context has a fixed index (its two mixer inputs, its state map, its slot
+in a stream's state), whichever model uses it; a part is one bit of a
+model's `parts` (fade.statistics.models), naming contexts to add or a
+change in how the mixer or the APMs work. A new kind of data brings its
+contexts here (an index each, appended, and the part that brings them),
+their hashes in a kernel module of its own (fade.statistics.contexts and
+fade.statistics.records are the first two), and a model that names the
+part. Indices and bits only ever grow: older archives must decode.
+This module imports nothing, so that every other one can import it.
+"""
+
+from __future__ import annotations
+
+# Contexts, each at its own index. First the shared ones: hashed byte contexts
+# of these orders, then the current word.
+ORDERS = (1, 2, 3, 4, 6)
+SHARED = len(ORDERS) + 1
+KEYED = 5  # stream-keyed contexts (orders 1-4 and the word), lockstep only
+# Model 1's: the previous word with the current one, the word before it with
+# the current one, and bytes 2-3 back (skipping the last: binaries).
+BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
+# Model 2's: orders 5 and 8, the last three words, two column contexts (the
+# byte above in the previous line, with the last byte and with the column:
+# tables, aligned text) and two indirect ones (the last byte, and the last
+# two, with the two bytes that followed them the last times).
+# Model 3's: the byte the match model expects (with its length and the last
+# byte), two sparse ones (the last byte with the third, bytes 3-4 back), and
+# two record ones (the byte one record length back with the last byte, and
+# with the byte two records back; the length is the distance at which byte
+# values keep repeating, found as paq8's record model does).
+(ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2, EXPECTED, SPARSE2, SPARSE3,
+ RECORD1, RECORD2) = range(SHARED + KEYED + 3, SHARED + KEYED + 15)
+# Models 4 to 6's: two stride contexts (where the byte falls in 8, with the
+# bytes 8 and 16 back; with the byte 16 back and the last byte): arrays of
+# 8-byte numbers, and machine code.
+STRIDE1, STRIDE2 = range(SHARED + KEYED + 15, SHARED + KEYED + 17)
+MAX_CONTEXTS = SHARED + KEYED + 17
+
+# A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
+# contexts above; LAYERS: four weight sets (c0 and match, contexts found and
+# bit position, the last byte, the byte before it) combined by a final mixer
+# chosen by c0, instead of the average of the first two; APM3: a third APM,
+# on a hash of order 2 and c0; RATE: the mixers learn faster at first.
+# Model 2's: its contexts, and SETS: two more weight sets (order 2 hashed to
+# 12 bits, the match state and bit position) under the final mixer; WORDSET:
+# two more (the letters in the current word, the last byte's kind and the bit
+# position; a copy of the first set learning at a quarter of the rate).
+# Model 3's: RUNS, two more inputs per context (the byte it saw last, if the
+# bits so far agree, through a map of how many times in a row it came; the
+# context's probability in the linear domain), and its contexts.
+F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
+F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
+F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
+# Model 6's: SETS4, two more weight sets (by the kinds of the last four bytes,
+# by order 3 hashed) under the final mixer (with WORDSET's). Models 4 to 6:
+# STRIDE, the stride contexts.
+F_SETS4, F_STRIDE = 65536, 131072
+# The parts' names, for listings and docs (docs/statistics.md, "The models").
+PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
+              F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
+              F_TRIGRAM: "F_TRIGRAM", F_COLUMNS: "F_COLUMNS", F_SETS: "F_SETS",
+              F_INDIRECT: "F_INDIRECT", F_WORDSET: "F_WORDSET", F_RUNS: "F_RUNS",
+              F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
+              F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE"}
+
+# The optional contexts in input order, each with the part that brings it:
+# after the shared ones and before the keyed ones.
+OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPARSE),
+                     (ORDER5, F_ORDERS), (ORDER8, F_ORDERS), (TRIGRAM, F_TRIGRAM),
+                     (ABOVE, F_COLUMNS), (COLUMN, F_COLUMNS),
+                     (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT),
+                     (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
+                     (RECORD1, F_RECORD), (RECORD2, F_RECORD),
+                     (STRIDE1, F_STRIDE), (STRIDE2, F_STRIDE))
+
+
+def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
+    """The contexts a model with `parts` feeds the mixer, in input order
+    (shared, the parts' own, then keyed ones if `keyed`); the places in that
+    order of the contexts from model 2 on; and how many come before the keyed."""
+    active = list(range(SHARED))
+    late = []
+    for index, part in OPTIONAL_CONTEXTS:
+        if parts & part:
+            active.append(index)
+            if index >= ORDER5:
+                late.append(len(active) - 1)
+    unkeyed = len(active)
+    if keyed:
+        active += list(range(SHARED, SHARED + KEYED))
+    return active, late, unkeyed
+
+
+def part_names(parts: int) -> list[str]:
+    """The names of the parts in `parts`, lowest bit first."""
+    return [name for bit, name in sorted(PART_NAMES.items()) if parts & bit]

@@ -1,0 +1,455 @@
+"""The statistics' per-bit predictor: a model's inputs, mixing and learning.
+
+Each byte is coded as eight binary decisions, most significant bit first.
+Before a byte, its contexts are hashed (fade.statistics.contexts, and each
+kind's module) and their slots found in the hash table, each slot holding a
+nibble's nodes; before each bit, `predict` reads every active context's
+node (an adaptive probability and a bit history through the context's state
+map), the order-1 table, the match model and the network's input, mixes
+them in the stretched domain with the weight sets the model's parts name,
+and refines the result with its APMs; after the bit, `update` makes every
+part learn. `code_byte` runs the eight bits through the coder; the loops
+over a file (`encode_range`, `decode_range`) and over the lockstep's
+sub-streams (`code_step`) call it. Which parts run is read from the
+parameters (the model's `parts`, fade.statistics.models), so one compiled
+function serves every model, bit for bit as each always has.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.coder import code_bit, code_check
+from fade.statistics.contexts import byte_kind, general_contexts, note_byte, note_followers
+from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
+                                     context_hash, find_slot, learn, squash, two_dots)
+from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
+from fade.statistics.parts import F_SETS, F_SETS4, F_WORDSET, KEYED, SHARED
+from fade.statistics.records import note_line, note_record, record_contexts
+from fade.statistics.state import (
+    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, FIXED_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS,
+    P_ACTIVE, P_BITS, P_COUNT, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_SETS, S_BASE,
+    S_FOUND, S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE,
+    S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10,
+    WORD_SETS)
+
+NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
+MATCH_MIN = 6  # bytes hashed to find a match
+MATCH_LIMIT = 65535  # a match length saturates here
+
+
+@nb.njit(**JIT)
+def _start_byte(tables, s, bits):
+    """Hash stream s's contexts for its next byte and find their slots (first
+    nibble); with F_RUNS, each context's run entry."""
+    nodes, streams, buffer, scratch = tables.nodes, tables.streams, tables.buffer, tables.scratch
+    parameters, runs = tables.parameters, tables.runs
+    parts = parameters[P_PARTS]
+    general_contexts(scratch, streams, buffer, tables.followers, s, parts, parameters[P_KEYED])
+    record_contexts(scratch, streams, buffer, s, parts)
+    streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
+    if parts & F_RUNS:
+        mask = (np.int64(1) << bits) - 1
+        for k in range(parameters[P_COUNT]):
+            i = parameters[P_ACTIVE + k]
+            h = scratch[SCRATCH_HASHES + i]
+            index = (h >> 8) & mask
+            check = (h >> 40) & 0xFFFFFF
+            streams[s, S_RUN + i] = index | (check << 32)
+            entry = runs[index]
+            streams[s, S_RUN_BYTE + i] = (entry & 0xFFFF) if (entry >> 16) == check else -1
+
+
+@nb.njit(**JIT)
+def _find_slots(nodes, bits, streams, s, scratch, parameters):
+    """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
+    + i]), found in input order; returns how many unkeyed ones were seen before."""
+    count = parameters[P_COUNT]
+    found = 0
+    for k in range(count):
+        i = parameters[P_ACTIVE + k]
+        slot, seen = find_slot(nodes, bits, scratch[SCRATCH_HASHES + i])
+        streams[s, S_SLOTS + i] = slot
+        if i < SHARED or i >= SHARED + KEYED:
+            found += seen
+    return found
+
+
+@nb.njit(**JIT)
+def _second_nibble(tables, s, bits, c0):
+    """Find the contexts' slots for stream s's second nibble, after the first, c0."""
+    nodes, streams, scratch = tables.nodes, tables.streams, tables.scratch
+    parameters = tables.parameters
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        scratch[SCRATCH_HASHES + i] = context_hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
+    _find_slots(nodes, bits, streams, s, scratch, parameters)
+
+
+@nb.njit(**JIT)
+def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
+    """Two more weight sets under the final mixer: their outputs, kept as its
+    inputs `place` and `place` + 1, and their indices and probabilities at
+    scratch[at:at + 4] for their update."""
+    dot_a, dot_b = two_dots(inputs, weights, n, set_a, set_b)
+    scratch[at] = set_a
+    scratch[at + 1] = set_b
+    scratch[at + 2] = squash(dot_a)
+    scratch[at + 3] = squash(dot_b)
+    scratch[SCRATCH_DOTS + place] = dot_a
+    scratch[SCRATCH_DOTS + place + 1] = dot_b
+
+
+@nb.njit(**JIT)
+def predict(tables, s, c0, bitpos, network):
+    """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
+    `network` the network's stretched probability of a 1 (0: none)."""
+    nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
+    match_map, weights, apm1, apm2 = tables.match_map, tables.weights, tables.apm1, tables.apm2
+    streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
+    parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
+    node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
+    if bitpos >= 4:
+        node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
+    # Inputs: the fixed ones first (bias, order 1, match, network), then two per
+    # context, so each keeps its place (and weight) whether contexts are keyed.
+    inputs[0] = 256  # bias
+    last = streams[s, S_HISTORY] & 255
+    inputs[1] = STRETCH[direct[last * 256 + c0] >> 16]  # order 1 direct, collision-free
+    length = streams[s, S_MATCH_LEN]
+    bucket = 0
+    match_state = 0
+    inputs[2] = 0
+    inputs[3] = 0
+    if length > 0:
+        predicted = np.int64(buffer[streams[s, S_MATCH_PTR]]) | 256
+        if (predicted >> (8 - bitpos)) == c0:
+            bit = (predicted >> (7 - bitpos)) & 1
+            capped = min(length, 31)
+            inputs[2] = STRETCH[match_map[capped * 2 + bit] >> 16]
+            inputs[3] = (capped * 64) if bit else -(capped * 64)
+            bucket = 1 if length < 16 else (2 if length < 32 else 3)
+            match_state = 1 + capped * 2 + bit
+        else:
+            streams[s, S_MATCH_LEN] = 0
+    inputs[NETWORK_INPUT] = network
+    n = FIXED_INPUTS
+    count = parameters[P_COUNT]
+    runs_on = parameters[P_PARTS] & F_RUNS
+    for k in range(count):
+        i = parameters[P_ACTIVE + k]
+        value = nodes[streams[s, S_SLOTS + i] * 16 + node]
+        inputs[n] = STRETCH[value >> 16]
+        h = (value >> 8) & 255
+        inputs[n + 1] = STRETCH[state_maps[i * 256 + h] >> 16] if h else 0
+        if runs_on:  # (model 3) its probability in the linear domain, after the runs below
+            inputs[FIXED_INPUTS + 3 * count + k] = (np.int64(value >> 16) - 32768) >> 6
+        n += 2
+    if runs_on:
+        # Two more inputs per context (model 3): its run's prediction, and (set
+        # above) its probability in the linear domain, the mixer's other
+        # nonlinearity.
+        for k in range(count):
+            i = parameters[P_ACTIVE + k]
+            run = streams[s, S_RUN_BYTE + i]
+            inputs[n] = 0
+            if run >= 0:
+                predicted = (run & 255) | 256
+                if (predicted >> (8 - bitpos)) == c0:
+                    bit = (predicted >> (7 - bitpos)) & 1
+                    place = i * 64 + min(run >> 8, 15) * 2 + bit
+                    inputs[n] = STRETCH[run_map[place] >> 16]
+                else:  # the byte went another way: no prediction for its other bits
+                    streams[s, S_RUN_BYTE + i] = -1
+            n += 1
+        n += count
+    set1 = c0 * 4 + bucket
+    set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
+    dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
+    parts = parameters[P_PARTS]
+    if parts & F_LAYERS:
+        # Two more weight sets, by the last byte and by the one before, and a
+        # final mixer of the four outputs, its weights chosen by c0.
+        set3 = LAYER_SETS + last
+        set4 = LAYER_SETS + 256 + ((streams[s, S_HISTORY] >> 8) & 255)
+        _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
+        if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
+            set5 = MORE_SETS + (context_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
+            set6 = MORE_SETS + SET5 + match_state * 8 + bitpos
+            _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
+            if parts & F_WORDSET:  # two more: by the word so far, and set 1 learning slowly
+                kind = byte_kind(last)
+                word_sets = MORE_SETS + SET5 + SET6
+                set7 = word_sets + (min(streams[s, S_WORDLEN], 7) * 4 + kind) * 8 + bitpos
+                _note_sets(scratch, 26, set7, word_sets + WORD_SETS + set1, inputs, weights, n, 6)
+                if parts & F_SETS4:  # two more: by the last four bytes' kinds, by order 3
+                    kinds = 0
+                    for b in range(4):
+                        kinds = kinds * 4 + byte_kind((streams[s, S_HISTORY] >> (8 * b)) & 255)
+                    base = word_sets + WORD_SETS + 1024
+                    set9 = base + kinds * 8 + bitpos
+                    set10 = base + KIND_SETS + (
+                        context_hash(streams[s, S_HISTORY] & 0xFFFFFF, 52) & (SET10 - 1))
+                    _note_sets(scratch, 12, set9, set10, inputs, weights, n, 8)
+        scratch[SCRATCH_DOTS] = dot1
+        scratch[SCRATCH_DOTS + 1] = dot2
+        f = c0 * parameters[P_SETS]
+        mixed = 0
+        for k in range(parameters[P_SETS]):
+            mixed += scratch[SCRATCH_DOTS + k] * final[f + k]
+        mixed = max(min(mixed >> 16, 2047), -2047)
+        scratch[16] = f
+        scratch[17] = squash(mixed)
+    else:
+        mixed = (dot1 + dot2) >> 1
+    p0 = np.int64(squash(mixed))
+    # APMs: interpolate between the two knots around the mixed stretch.
+    position = (mixed + 2048) * (APM_KNOTS - 1)
+    knot = position >> 12
+    weight = position & 4095
+    a1 = (c0 * APM_KNOTS) + knot
+    a2 = ((last * 256 + c0) * APM_KNOTS) + knot
+    p1 = (apm1[a1] * (4096 - weight) + apm1[a1 + 1] * weight) >> 12
+    p2 = (apm2[a2] * (4096 - weight) + apm2[a2 + 1] * weight) >> 12
+    if parts & F_APM3:
+        row = context_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
+        a3 = row * APM_KNOTS + knot
+        p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
+        scratch[18] = a3 if weight < 2048 else a3 + 1
+        # The maps with the most context (by the last byte, by order 2) weigh most.
+        p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
+    else:
+        p = (p0 + p1 + 2 * p2 + 2) >> 2
+    scratch[0] = set1
+    scratch[1] = set2
+    scratch[2] = squash(dot1)
+    scratch[3] = squash(dot2)
+    scratch[4] = a1 if weight < 2048 else a1 + 1
+    scratch[5] = a2 if weight < 2048 else a2 + 1
+    scratch[SCRATCH_NODE] = node
+    scratch[7] = n
+    return max(min(p, 65535), 1)
+
+
+@nb.njit(**JIT)
+def update(tables, s, c0, bitpos, bit, node):
+    """Every part of stream s's model learns `bit`, coded at `node` of its byte's c0."""
+    nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
+    match_map, weights, apm1, apm2 = tables.match_map, tables.weights, tables.apm1, tables.apm2
+    streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
+    parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
+    rate = parameters[P_RATE]
+    parts = parameters[P_PARTS]
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        index = streams[s, S_SLOTS + i] * 16 + node
+        value = np.int64(nodes[index])
+        p = value >> 16
+        h = (value >> 8) & 255
+        n = value & 255
+        p += (((bit << 16) - p) * RECIPROCAL[n]) >> 16
+        if n < COUNTER_LIMIT:
+            n += 1
+        if h:
+            adapt(state_maps, i * 256 + h, bit, STATE_LIMIT)
+            h = (h << 1) | bit
+            if h >= 256:
+                h = (h & 127) | 128
+        else:
+            h = 2 | bit
+        nodes[index] = np.uint32((p << 16) | (h << 8) | n)
+    if parts & F_RUNS:
+        for k in range(parameters[P_COUNT]):
+            i = parameters[P_ACTIVE + k]
+            run = streams[s, S_RUN_BYTE + i]
+            if run >= 0:
+                expected = (((run & 255) | 256) >> (7 - bitpos)) & 1
+                adapt(run_map, i * 64 + min(run >> 8, 15) * 2 + expected, bit, STATE_LIMIT)
+    last = streams[s, S_HISTORY] & 255
+    adapt(direct, last * 256 + c0, bit, COUNTER_LIMIT)
+    length = streams[s, S_MATCH_LEN]
+    if length > 0:
+        predicted = np.int64(buffer[streams[s, S_MATCH_PTR]]) | 256
+        expected = (predicted >> (7 - bitpos)) & 1
+        adapt(match_map, min(length, 31) * 2 + expected, bit, STATE_LIMIT)
+        if expected != bit:
+            streams[s, S_MATCH_LEN] = 0
+    if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
+        rate += (rate * 3 << 14) // ((1 << 14) + streams[s, S_POSITION])
+    for k in range(2):
+        learn(weights, inputs, scratch[7], scratch[k], scratch[2 + k], bit, rate)
+    if parts & F_LAYERS:
+        for k in range(2):  # the two further sets, each on its own output's error
+            learn(weights, inputs, scratch[7], scratch[8 + k], scratch[10 + k], bit, rate)
+        error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
+        f = scratch[16]
+        for k in range(parameters[P_SETS]):
+            final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
+        if parts & F_SETS:
+            for k in range(2):
+                learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate)
+        if parts & F_WORDSET:
+            learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate)
+            learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2)
+        if parts & F_SETS4:
+            for k in range(2):
+                learn(weights, inputs, scratch[7], scratch[12 + k], scratch[14 + k], bit, rate)
+    target = bit << 16
+    if parts & F_APM3:
+        apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
+    apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
+    apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
+
+
+@nb.njit(**JIT)
+def end_byte(tables, s, byte, bits, match_bits):
+    """After stream s coded `byte`: histories, word, match model, next slots."""
+    match_table, streams, buffer = tables.match_table, tables.streams, tables.buffer
+    known, parameters, followers = tables.known, tables.parameters, tables.followers
+    runs, recent = tables.runs, tables.recent
+    position = streams[s, S_BASE] + streams[s, S_POSITION]
+    buffer[position] = byte
+    known[position] = 1
+    streams[s, S_POSITION] += 1
+    note_line(streams, s, byte)
+    parts = parameters[P_PARTS]
+    if parts & F_INDIRECT:
+        note_followers(followers, streams[s, S_HISTORY], byte)
+    if parts & F_RECORD:
+        note_record(streams, recent, s, byte)
+    if parts & F_RUNS:
+        for k in range(parameters[P_COUNT]):
+            i = parameters[P_ACTIVE + k]
+            index = streams[s, S_RUN + i] & 0xFFFFFFFF
+            check = streams[s, S_RUN + i] >> 32
+            entry = runs[index]
+            count = 1
+            if (entry >> 16) == check and (entry & 255) == byte:
+                count = min(((entry >> 8) & 255) + 1, 255)
+            runs[index] = (check << 16) | (count << 8) | byte
+    note_byte(streams, s, byte)
+    # Match model: extend the match if the predicted byte came, else look one up.
+    length = streams[s, S_MATCH_LEN]
+    if length > 0:
+        pointer = streams[s, S_MATCH_PTR] + 1
+        if pointer < known.shape[0] and known[pointer]:
+            streams[s, S_MATCH_PTR] = pointer
+            streams[s, S_MATCH_LEN] = min(length + 1, MATCH_LIMIT)
+        else:
+            streams[s, S_MATCH_LEN] = 0
+    done = streams[s, S_POSITION]
+    if done >= MATCH_MIN:
+        h = streams[s, S_HISTORY] & 0xFFFFFFFFFFFF
+        slot = context_hash(h, 99) & ((np.int64(1) << match_bits) - 1)
+        if streams[s, S_MATCH_LEN] == 0:
+            candidate = match_table[slot]  # position after an earlier occurrence, + 1
+            if candidate > 0:
+                pointer = candidate - 1
+                if pointer < known.shape[0] and known[pointer]:
+                    n = 0
+                    while (n < 32 and n < done and pointer - 1 - n >= 0
+                           and known[pointer - 1 - n]
+                           and buffer[pointer - 1 - n] == buffer[position - n]):
+                        n += 1
+                    if n >= MATCH_MIN:
+                        streams[s, S_MATCH_PTR] = pointer
+                        streams[s, S_MATCH_LEN] = n
+        match_table[slot] = position + 2
+    _start_byte(tables, s, bits)
+
+
+@nb.njit(**JIT)
+def network_bits(distribution, c0, bitpos):
+    """The network's stretched P(bit = 1 | the byte's earlier bits c0): the mass
+    of the byte values that start with c0 and then a 1, over those with c0."""
+    first = (c0 << (8 - bitpos)) & 255
+    half = 1 << (7 - bitpos)
+    zeros = np.int64(0)
+    ones = np.int64(0)
+    for v in range(first, first + half):
+        zeros += distribution[v]
+    for v in range(first + half, first + 2 * half):
+        ones += distribution[v]
+    total = zeros + ones
+    if total <= 0:
+        return 0
+    p = (ones * 65536 + total // 2) // total
+    return STRETCH[max(min(p, 65535), 1)]
+
+
+@nb.njit(**JIT)
+def code_byte(tables, stream, s, byte, distribution, decoding):
+    """Code one byte of stream s: encode `byte` into `stream`, or decode and
+    return it. `distribution`: the network's 256 integer weights, or empty."""
+    scratch, parameters, coder = tables.scratch, tables.parameters, tables.coder
+    bits = parameters[P_BITS]
+    c0 = np.int64(1)
+    for bitpos in range(8):
+        network = 0
+        if distribution.shape[0] == 256:
+            network = network_bits(distribution, c0, bitpos)
+        p = predict(tables, s, c0, bitpos, network)
+        node = scratch[SCRATCH_NODE]
+        bit = code_bit(coder, stream, (byte >> (7 - bitpos)) & 1, p, decoding)
+        update(tables, s, c0, bitpos, bit, node)
+        c0 = (c0 << 1) | bit
+        if bitpos == 3:
+            _second_nibble(tables, s, bits, c0)
+    byte = c0 & 255
+    end_byte(tables, s, byte, bits, parameters[P_MATCH_BITS])
+    code_check(coder, stream, byte, decoding)
+    return byte
+
+
+@nb.njit(**JIT)
+def begin_streams(tables, starts, lengths):
+    """Place stream s at buffer[starts[s]:starts[s] + lengths[s]] and find
+    its first byte's slots."""
+    streams, parameters = tables.streams, tables.parameters
+    bits = parameters[P_BITS]
+    for s in range(starts.shape[0]):
+        streams[s, S_BASE] = starts[s]
+        streams[s, S_LENGTH] = lengths[s]
+        _start_byte(tables, s, bits)
+
+
+@nb.njit(**JIT)
+def encode_range(tables, data, begin, end, out):
+    """Encode data[begin:end] into `out`; returns the coder's position in it."""
+    coder = tables.coder
+    empty = np.zeros(0, dtype=np.int64)
+    for i in range(begin, end):
+        code_byte(tables, out, 0, np.int64(data[i]), empty, False)
+    return coder[C_POS]
+
+
+@nb.njit(**JIT)
+def decode_range(tables, payload, out, begin, end):
+    """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
+    coder = tables.coder
+    empty = np.zeros(0, dtype=np.int64)
+    for i in range(begin, end):
+        out[i] = code_byte(tables, payload, 0, 0, empty, True)
+        if coder[C_DAMAGED]:
+            return i
+    return end
+
+
+@nb.njit(**JIT)
+def code_step(tables, stream, symbols, distributions, count, decoding):
+    """One lockstep step: byte `symbols[s]` of streams s < count, each with the
+    network's weights `distributions[s]` (or none, if that array has no
+    columns); decoding fills `symbols` instead."""
+    coder = tables.coder
+    for s in range(count):
+        if distributions.shape[1] == 256:
+            distribution = distributions[s]
+        else:
+            distribution = distributions[0, :0]
+        byte = code_byte(tables, stream, s, np.int64(symbols[s]), distribution, decoding)
+        if decoding:
+            symbols[s] = byte
+            if coder[C_DAMAGED]:
+                return s
+    return count
