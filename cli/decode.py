@@ -11,13 +11,14 @@ import fade
 from fade import frames
 from fade.format.archive import COMPACT_OVERHEAD, method_of
 from fade.format.binary import layout
-from fade.format.headers import COMPACT_FIELDS, LEARNED, MAGIC
+from fade.format.headers import COMPACT_FIELDS, LEARNED
 from fade.device import decode_device, environment_differences
 from fade.frames import check_archive, read_header
 from fade.lockstep import StepTimings
 from fade.config import coder_threads_for
 from fade.errors import FadeError, ReplayEnvironmentError
-from fade.members import PREFIX_SIZE, Source, locate, read_archive, trailing_bytes
+from fade.format.archive import PREFIX_SIZE
+from fade.members import Source, each_archive, read_archive
 from fade.lazy import torch
 from fade.profile import NATIVE
 
@@ -64,25 +65,12 @@ class Decoder:
     def transform(self, source, sink, make_bar, path: str) -> None:
         """Every archive in `source`, one after another, decoded into `sink`;
         bytes after the last that start no archive are an error (as xz)."""
-        reader = Source(source)
-        number = 0
-        while True:
-            offset = reader.position
-            if number:
-                magic = reader.peek(len(MAGIC))
-                if not magic:
-                    return
-                if magic != MAGIC:
-                    raise trailing_bytes(number, offset)
-            number += 1
-            try:
-                self._one(reader, sink, make_bar, path, offset)
-            except FadeError as error:
-                locate(error, number, offset)
-                raise
+        each_archive(source, lambda reader, number, offset: self._one(reader, sink, make_bar,
+                                                                       path, offset))
 
-    def _one(self, reader: Source, sink, make_bar, path: str, offset: int) -> None:
-        """Decode the archive at the front of `reader`, reading exactly it."""
+    def _one(self, reader: Source, sink, make_bar, path: str, offset: int) -> int:
+        """Decode the archive at the front of `reader`, reading exactly it;
+        returns its original's size."""
         name = self.opts.name(path)
         prefix = reader.peek(PREFIX_SIZE)
         if frames.is_frames(prefix):
@@ -92,21 +80,23 @@ class Decoder:
                     total = frames.read_index(file, start=offset).original_size
             bar = make_bar(total)
             try:
-                frames.decompress_stream(reader, sink, jobs=self.opts.jobs, ray=self.opts.ray,
-                                         progress=lambda done, bits: bar(done, 0, bits),
-                                         check=lambda archive: check_archive(
-                                             archive, self.opts.memory_limit,
-                                             self.max_threads, self.opts.device),
-                                         **self.options)
+                return frames.decompress_stream(reader, sink, jobs=self.opts.jobs,
+                                                ray=self.opts.ray,
+                                                progress=lambda done, bits: bar(done, 0, bits),
+                                                check=lambda archive: check_archive(
+                                                    archive, self.opts.memory_limit,
+                                                    self.max_threads, self.opts.device),
+                                                **self.options)
             finally:
                 bar.close()
-            return
         bar = make_bar(_compact_size(reader.peek(COMPACT_OVERHEAD)))
         try:
             archive, data = read_archive(reader, self.opts.memory_limit, progress=bar)
         finally:
             bar.close()
-        sink(self._decode_whole(archive, make_bar, name) if data is None else data)
+        data = self._decode_whole(archive, make_bar, name) if data is None else data
+        sink(data)
+        return len(data)
 
     def _decode_whole(self, archive: bytes, make_bar, name: str) -> bytes:
         header = self.check(archive)  # a strong floats archive's nested one, or None

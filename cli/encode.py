@@ -12,11 +12,12 @@ from fade.device import resolve_device
 from fade.errors import FadeError
 from fade.lazy import torch
 from fade.lockstep import StepTimings
+from fade.members import list_archives
 from fade.profile import machine_lacks_portable
 from fade.single import Plan
 
 from .files import STDIO, Options, run_files, say
-from .report import members, write_timings
+from .report import write_timings
 
 LARGE_FLOAT_FILE = 16 * 1024 * 1024  # above this, suggest --floats fast for tensor files
 
@@ -91,7 +92,7 @@ def _say_what_decodes(written: list[str]) -> None:
     for out in written:
         try:
             with open(out, "rb") as file:
-                needs = [decoder for _, _, decoder in members(file) if decoder]
+                needs = [decoder for _, _, decoder in list_archives(file) if decoder]
         except (OSError, FadeError):  # listed by `fade -l`, which says what is wrong
             continue
         if needs:

@@ -3,7 +3,6 @@ the per-step timings of --profile."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import sys
@@ -11,123 +10,33 @@ import sys
 import click
 
 import fade
-from fade import frames
-from fade.format.archive import method_of, unpack
+from fade import methods
 from fade.format.container import FramesHeader
-from fade.format.headers import (FLOATS, LEARNED, MAGIC, STATISTICS, FloatHeader, Header,
-                                 StatisticsHeader)
-from fade.errors import FadeError
-from fade.members import PREFIX_SIZE, Source, read_archive, trailing_bytes
-from fade.config import LEVELS
-from fade.profile import decoded_by
-from fade.single import model_header
-from fade.statistics.models import model_level
-
-# Up to this many bytes at the end of a file are read whole to check
-# whether they are one archive (the usual case: no decoding to list it).
-LAST_MEMBER_READ = 256 << 20
+from fade.members import list_archives
 
 from .files import EXIT_ERROR, EXIT_OK, STDIO, Options, UserError, os_reason, say
 
 
 def level_of(header) -> str:
-    """The level or method an archive's header says it was made with: a
-    level's name where the header matches what that level writes."""
-    if isinstance(header, StatisticsHeader):
-        level = model_level(header.statistics.model)
-        return f"{level}/statistics" if level else f"statistics model {header.statistics.model}"
-    if isinstance(header, Header):
-        if header.statistics is None:
-            return f"network/{header.preset or 'custom'}"
-        level = model_level(header.statistics.model)
-        if level and LEVELS[level].preset == header.preset:  # the level's network and model
-            return f"{level}/hybrid"
-        return f"hybrid/{header.preset or 'custom'}"
-    if isinstance(header, FloatHeader):
-        return f"floats/{header.mode}"
-    if isinstance(header, FramesHeader):
-        methods = sorted({frame.method for frame in header.frames})
-        return "frames/" + "+".join(methods)
-    return header.method  # a compact archive (fade.floor: stored, deflate, ...)
+    """The level or method an archive's header says it was made with
+    (fade.methods: each method's `listing`)."""
+    return methods.listing(header)
 
 
 def _members(path: str) -> list[tuple[object, int]]:
     """(header, archive size) of each archive in the file at `path` ('-':
-    stdin), one after another (`members`)."""
+    stdin), one after another (fade.members.list_archives)."""
     try:
         if path == STDIO:
             if sys.stdin.isatty():
                 raise UserError("stdin", "is a terminal; refusing to read compressed data")
-            return members(io.BytesIO(sys.stdin.buffer.read()))
+            return list_archives(io.BytesIO(sys.stdin.buffer.read()))
         if os.path.isdir(path):
             raise UserError(path, "is a directory")
         with open(path, "rb") as file:
-            return members(file)
+            return list_archives(file)
     except OSError as error:
         raise UserError(path, os_reason(error)) from None
-
-
-def members(file) -> list[tuple[object, int, str | None]]:
-    """(header, size, what decodes it) of each archive in a seekable `file`,
-    without decoding them where their headers say where they end; what
-    decodes it is None where fade alone does (no learned model). A
-    statistics archive's header does not say where it ends: the last one is
-    recognised by its stream's checksum over the rest of the file; one
-    followed by another archive is decoded to find its end (and a compact
-    archive's deflate, bzip2, xz or lzma stream to find its own)."""
-    end = file.seek(0, os.SEEK_END)
-    found: list[tuple[object, int, str | None]] = []
-    offset = 0
-    while offset < end or not found:
-        file.seek(offset)
-        prefix = file.read(PREFIX_SIZE)
-        if found and not prefix.startswith(MAGIC):
-            raise trailing_bytes(len(found), offset)
-        if frames.is_frames(prefix):
-            size = frames.archive_length(file, offset)
-            header = frames.read_index(file, start=offset)
-            learned = _learned_frame_header(file, offset, header)
-        else:
-            file.seek(offset)
-            header, size, learned = _plain_member(file, end - offset)
-        needs = None if learned is None else decoded_by(learned.machine())
-        found.append((header, size, needs))
-        offset += size
-    return found
-
-
-def _learned_frame_header(file, offset: int, header: FramesHeader) -> Header | None:
-    """The learned header of a frames archive's first frame that runs a
-    model, if any: every frame of one archive was made on the same machine."""
-    for frame in header.frames:
-        if frame.method in (LEARNED, FLOATS):
-            file.seek(offset + frame.archive_offset)
-            learned = model_header(file.read(frame.archive_size))
-            if learned is not None:
-                return learned
-    return None
-
-
-def _method(prefix: bytes) -> str | None:
-    try:
-        return method_of(prefix)
-    except FadeError:  # read_archive says what is wrong
-        return None
-
-
-def _plain_member(file, left: int) -> tuple[object, int, Header | None]:
-    """The header and size of the archive (not frames) at `file`'s position,
-    and the learned header its model runs with (None: none runs)."""
-    start = file.tell()
-    prefix = file.read(PREFIX_SIZE)
-    if left <= LAST_MEMBER_READ and prefix.startswith(MAGIC) and _method(prefix) == STATISTICS:
-        file.seek(start)
-        rest = file.read()
-        with contextlib.suppress(FadeError):  # its stream's CRC-32 holds: the last archive
-            return unpack(rest)[0], len(rest), None
-    file.seek(start)
-    archive, _ = read_archive(Source(file))
-    return unpack(archive)[0], len(archive), model_header(archive)
 
 
 def _archives_of(files: tuple[str, ...]) -> tuple[int, list[tuple[str, list]]]:

@@ -6,18 +6,12 @@ their originals one after another, each archive checked against its own
 checksums. Bytes after the last archive that do not start another one are an
 error ("unexpected bytes after archive N (at byte X)"), never dropped.
 
-Where an archive ends (docs/format.md has every layout):
-
-- learned ("fade", versions 1 to 8): `header_size` + `payload_size`;
-- stored: its 23-byte header and `original_size` bytes;
-- deflate, bzip2, xz: the header and a self-delimiting stream, whose end the
-  stdlib decoder finds: finding it decodes it, so the decoded bytes are kept;
-- statistics: header, table and the coder's stream, whose end only decoding
-  finds (`fade.statistics.decode_prefix`), so the decoded bytes are kept;
-- floats: fast, the table's stream sizes; strong, the end of its nested
-  archive (found the same way, recursively);
-- frames: its records walked from the head to the index and footer
-  (`fade.frames.archive_length`); a frames archive is decoded frame by frame.
+Where an archive ends is its method's to say (fade.methods: `read` in
+each method's module; docs/format.md has every layout). Where finding the
+end means decoding (deflate, bzip2, xz, lzma, statistics, and a strong
+floats archive nesting one of them), the decoded bytes are kept; a frames
+archive's records are walked from the head to the index and footer
+(`fade.frames.archive_length`) and it is decoded frame by frame.
 
 Example:
 
@@ -31,21 +25,19 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import io
-import lzma
-import struct
-import zlib
+import os
 from typing import TYPE_CHECKING, BinaryIO, Callable
 
-from fade import floor, frames, statistics
+from fade import frames
 from fade import single
-from fade.format.archive import STATISTICS_BYTES_PER_BIT, method_of, unpack
-from fade.format.headers import (COMPACT_FIELDS, FLOAT_FIELDS, FLOATS, FRAMES, LEARNED, MAGIC,
-                                 READABLE_VERSIONS, SEGMENT_FIELDS, STATISTICS, FloatHeader)
-from fade.format.legacy import fixed_fields, statistics_fields
-from fade.race import check_memory as check_statistics_memory
-from fade.config import StatisticsConfig
-from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError
+from fade.format.archive import PREFIX_SIZE, method_of, unpack
+from fade.format.container import FramesHeader
+from fade.format.headers import FLOATS, FRAMES, LEARNED, MAGIC, READABLE_VERSIONS, STATISTICS, Header
+from fade.errors import CorruptArchiveError, FadeError, FormatError
+from fade.methods import METHODS, Reading
+from fade.profile import decoded_by
 
 if TYPE_CHECKING:
     from fade.lockstep import StepTimings
@@ -54,29 +46,6 @@ Progress = Callable[[int, int, float], None]  # (bytes done, bytes in this archi
 StreamProgress = Callable[[int, float | None], None]  # (bytes done, bits), as fade.frames
 
 
-def _struct(fields: list[tuple[str, str]]) -> struct.Struct:
-    return struct.Struct("<" + "".join(code for _, code in fields))
-
-
-def _offset(fields: list[tuple[str, str]], name: str) -> int:
-    names = [field for field, _ in fields]
-    return _struct(fields[:names.index(name)]).size
-
-
-# What every archive starts with: magic, version and (from version 2) the
-# method byte; a version 1 archive's 11th byte is its flags' first.
-PREFIX_SIZE = len(MAGIC) + 2 + 1
-# The fixed part of a learned header in each version.
-_LEARNED_FIELDS = {version: fixed_fields(version) for version in READABLE_VERSIONS}
-_COMPACT = _struct(COMPACT_FIELDS)
-_FLOAT_TABLE, _SEGMENT = _struct(FLOAT_FIELDS), _struct(SEGMENT_FIELDS)
-_STATISTICS_TABLE = {7: _struct(statistics_fields(7)), 8: _struct(statistics_fields(8))}
-_U32 = struct.Struct("<I")
-# The bit coder gives a bit at least 1/65536 of its range: at most 16 bits a
-# bit, 16 bytes a byte, plus its 4-byte final state. A statistics stream is
-# never longer, so no more than this is read to find where it ends.
-_STATISTICS_BYTES_PER_BYTE = 16
-_STATISTICS_SLACK = 64
 _READ_CHUNK = 1 << 20  # how much is asked of a stream at a time
 
 
@@ -170,146 +139,78 @@ def read_archive(source: Source, memory_limit: int | None = None,
     method = method_of(prefix)
     if method == FRAMES:
         unpack(prefix)  # a frames archive has no single header: fade.frames reads it
-    if method == LEARNED:
-        return _read_learned(source, prefix, version), None
-    head = prefix + source.read(_COMPACT.size - len(prefix))
-    if len(head) < _COMPACT.size:
-        return head, None
-    size, crc = _COMPACT.unpack(head)[3:]
-    if method == STATISTICS:
-        return _read_statistics(source, head, version, size, crc, memory_limit, progress)
-    if method == FLOATS:
-        return _read_floats(source, head, size, crc, memory_limit, progress)
-    if method == "stored":
-        return head + source.read(size), None
-    stream, data = _inflate(source, method, size)
-    if len(data) < size:
-        raise CorruptArchiveError(f"archive is damaged or truncated: decoded {len(data)} of "
-                                  f"{size} bytes")
-    if zlib.crc32(data) != crc:
-        raise CorruptArchiveError("decoded data fails its CRC-32 (the archive is damaged)")
-    return head + stream, data
+    reading = Reading(memory_limit, progress,
+                      lambda nested: read_archive(nested, memory_limit, progress))
+    return METHODS[method].read(source, prefix, version, method, reading)
 
 
-def _read_learned(source: Source, prefix: bytes, version: int) -> bytes:
-    """A learned archive: its header (checked before its sizes are trusted), then its payload."""
-    fields = _LEARNED_FIELDS[version]
-    fixed = _struct(fields).size
-    head = prefix + source.read(fixed - len(prefix))
-    if len(head) < fixed:
-        return head
-    (header_size,) = _U32.unpack_from(head, _offset(fields, "header_size"))
-    (payload_size,) = struct.unpack_from("<Q", head, _offset(fields, "payload_size"))
-    head += source.read(max(header_size - len(head), 0))
-    if header_size < fixed + _U32.size or len(head) < header_size or \
-            zlib.crc32(head[:header_size - _U32.size]) != \
-            _U32.unpack_from(head, header_size - _U32.size)[0]:
-        return head  # unpack reports the damage
-    return head + source.read(payload_size)
+# Up to this many bytes at the end of a file are read whole to check
+# whether they are one archive (the usual case: no decoding to list it).
+LAST_MEMBER_READ = 256 << 20
 
 
-def _inflate(source: Source, method: str, size: int) -> tuple[bytes, bytes]:
-    """The stream of a deflate, bzip2, xz or lzma archive read to its end
-    (what follows it left in `source`), and what it decodes to
-    (floor.inflate: never more than `size` + 1 bytes of it)."""
-    stream, rest, data = floor.inflate(method, source.read_some, size)
-    source.unread(rest)
-    return stream, data
+def list_archives(file: BinaryIO) -> list[tuple[object, int, str | None]]:
+    """(header, size, what decodes it) of each archive in a seekable `file`,
+    without decoding them where their headers say where they end; what
+    decodes it is None where fade alone does (no learned model). A
+    statistics archive's header does not say where it ends: the last one is
+    recognised by its stream's checksum over the rest of the file; one
+    followed by another archive is decoded to find its end (and a compact
+    archive's deflate, bzip2, xz or lzma stream to find its own). What
+    `fade -l` lists."""
+    end = file.seek(0, os.SEEK_END)
+    found: list[tuple[object, int, str | None]] = []
+    offset = 0
+    while offset < end or not found:
+        file.seek(offset)
+        prefix = file.read(PREFIX_SIZE)
+        if found and not prefix.startswith(MAGIC):
+            raise trailing_bytes(len(found), offset)
+        if frames.is_frames(prefix):
+            size = frames.archive_length(file, offset)
+            header = frames.read_index(file, start=offset)
+            learned = _learned_frame_header(file, offset, header)
+        else:
+            file.seek(offset)
+            header, size, learned = _plain_archive(file, end - offset)
+        needs = None if learned is None else decoded_by(learned.machine())
+        found.append((header, size, needs))
+        offset += size
+    return found
 
 
-def _read_statistics(source: Source, head: bytes, version: int, size: int, crc: int,
-                     memory_limit: int | None,
-                     progress: Progress | None) -> tuple[bytes, bytes | None]:
-    """A statistics archive: its table, then its stream decoded to where it ends."""
-    table = _STATISTICS_TABLE[8 if version >= 8 else 7]  # versions 6 and 7: no model field
-    head += source.read(table.size + _U32.size)
-    end = _COMPACT.size + table.size
-    if len(head) < end + _U32.size or zlib.crc32(head[:end]) != _U32.unpack_from(head, end)[0]:
-        return head, None  # unpack reports the damage
-    values = table.unpack_from(head, _COMPACT.size)
-    table_bits, match_bits, rate, keyed = values[:4]
-    model = values[4] if version >= 8 else 0
+def _learned_frame_header(file, offset: int, header: FramesHeader) -> Header | None:
+    """The learned header of a frames archive's first frame that runs a
+    model, if any: every frame of one archive was made on the same machine."""
+    for frame in header.frames:
+        if frame.method in (LEARNED, FLOATS):
+            file.seek(offset + frame.archive_offset)
+            learned = single.model_header(file.read(frame.archive_size))
+            if learned is not None:
+                return learned
+    return None
+
+
+def _method(prefix: bytes) -> str | None:
     try:
-        config = StatisticsConfig(table_bits, match_bits, rate, bool(keyed), model).validate(
-            "header field")
-    except FadeError as error:
-        raise FormatError(str(error)) from None
-    if keyed:
-        raise FormatError(f"header field keyed = {keyed} is outside its domain (0 in a "
-                          "statistics archive: one stream)")
-
-    check_statistics_memory(config, size, memory_limit)
-    # The stream's end is known only once it is decoded: decoded from what
-    # the source has, and again from its start if that ran out and more
-    # comes (a file gives all it can at once: one decode; a pipe what has
-    # arrived: one decode per piece).
-    limit = _STATISTICS_BYTES_PER_BYTE * size + _STATISTICS_SLACK
-    stream = source.read_some(limit)
-    report = None if progress is None else (lambda done, bits: progress(done, size, bits))
-    while True:
-        # No decode (nor its arrays of `size` bytes) before the bytes there
-        # can hold `size` (docs/format.md, "Field domains").
-        most = (8 * len(stream) + 64) * STATISTICS_BYTES_PER_BIT
-        try:
-            if size > most:
-                raise FormatError(f"header field original_size = {size} is outside its domain "
-                                  f"(at most {most} for a payload of {len(stream)} bytes)")
-            data, used = statistics.decode_prefix(stream, size, config, report)
-            break
-        except FadeError:
-            more = source.read_some(limit - len(stream)) if len(stream) < limit else b""
-            if not more:  # all there is: as the last archive, its CRC-32 names the damage
-                unpack(head + stream)
-                raise
-            stream += more
-    source.unread(stream[used:])
-    archive = head + stream[:used]
-    unpack(archive)  # the stream's CRC-32 and the size's domain
-    if zlib.crc32(data) != crc:
-        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged, "
-                                    "or a bug in fade: the statistics decode alike on any "
-                                    "machine)")
-    return archive, data
+        return method_of(prefix)
+    except FadeError:  # read_archive says what is wrong
+        return None
 
 
-def _read_floats(source: Source, head: bytes, size: int, crc: int, memory_limit: int | None,
-                 progress: Progress | None) -> tuple[bytes, bytes | None]:
-    """A floats archive: its segment table, then the segments' streams (fast)
-    or one nested archive (strong)."""
-    head += source.read(_FLOAT_TABLE.size)
-    if len(head) < _COMPACT.size + _FLOAT_TABLE.size:
-        return head, None
-    mode, _, count, _ = _FLOAT_TABLE.unpack_from(head, _COMPACT.size)
-    end = _COMPACT.size + _FLOAT_TABLE.size + count * _SEGMENT.size
-    head += source.read(end + _U32.size - len(head))
-    if len(head) < end + _U32.size or zlib.crc32(head[:end]) != _U32.unpack_from(head, end)[0]:
-        return head, None
-    if mode == 0:  # fast: the table says how long each segment's stream is
-        streams = sum(row[3] for row in _SEGMENT.iter_unpack(
-            head[_COMPACT.size + _FLOAT_TABLE.size:end]))
-        return head + source.read(streams), None
-    if _is_floats(source.peek(PREFIX_SIZE)):  # so that damage cannot make reading recurse
-        raise CorruptArchiveError("a floats archive nests another floats archive")
-    nested, planes = read_archive(source, memory_limit, progress)
-    archive = head + nested
-    if planes is None:
-        return archive, None
-    from fade import floats
-
-    header = unpack(archive)[0]
-    assert isinstance(header, FloatHeader)
-    data = floats.from_planes(planes, header.segments)
-    if len(data) != size or zlib.crc32(data) != crc:
-        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged)")
-    return archive, data
-
-
-def _is_floats(prefix: bytes) -> bool:
-    try:
-        return len(prefix) == PREFIX_SIZE and prefix.startswith(MAGIC) and \
-            method_of(prefix) == FLOATS
-    except FadeError:
-        return False
+def _plain_archive(file: BinaryIO, left: int) -> tuple[object, int, Header | None]:
+    """The header and size of the archive (not frames) at `file`'s position,
+    and the learned header its model runs with (None: none runs)."""
+    start = file.tell()
+    prefix = file.read(PREFIX_SIZE)
+    if left <= LAST_MEMBER_READ and prefix.startswith(MAGIC) and _method(prefix) == STATISTICS:
+        file.seek(start)
+        rest = file.read()
+        with contextlib.suppress(FadeError):  # its stream's CRC-32 holds: the last archive
+            return unpack(rest)[0], len(rest), None
+    file.seek(start)
+    archive, _ = read_archive(Source(file))
+    return unpack(archive)[0], len(archive), single.model_header(archive)
 
 
 def archive_extent(buffer: bytes, offset: int = 0,
@@ -352,8 +253,6 @@ def decode_archive(source: Source, sink: Callable[[bytes], None], *, jobs: int, 
     b'a'
     1
     """
-
-
     if frames.is_frames(source.peek(PREFIX_SIZE)):
         framed = None if progress is None else (
             lambda done, bits: progress(done, 0, 0.0 if bits is None else bits))
@@ -389,12 +288,14 @@ def locate(error: FadeError, number: int, offset: int) -> None:
         error.args = (f"archive {number} (at byte {offset}): {error}",) + error.args[1:]
 
 
-def _decode_all(source: BinaryIO, sink: Callable[[bytes], None], jobs: int, ray: str | None,
-                progress_for: Callable[[int], Progress | None],
-                check: Callable[[bytes], object] | None,
-                on_archive: Callable[[int, int], None] | None, options: dict) -> int:
-    """The loop of `decompress_stream`; `progress_for(done)` gives the
-    progress callback of an archive whose originals before it hold `done` bytes."""
+def each_archive(source: BinaryIO, step: Callable[[Source, int, int], int]) -> int:
+    """Call `step(reader, number, offset)` for each archive in `source`, one
+    after another, as archive `number` (from 1) starts at byte `offset`:
+    the step reads exactly that archive from `reader` and returns its
+    original's size; returns their sum. Bytes after the last archive that
+    start no archive are a FormatError; an error about the second archive
+    or a later one names it (`locate`). The loop of `decompress_stream`,
+    and of the command line's decoder (whose step replays, notes and times)."""
     reader = Source(source)
     total = number = 0
     while True:
@@ -406,14 +307,31 @@ def _decode_all(source: BinaryIO, sink: Callable[[bytes], None], jobs: int, ray:
             if magic != MAGIC:
                 raise trailing_bytes(number, offset, _left(reader))
         number += 1
-        if on_archive is not None:
-            on_archive(number, offset)
         try:
-            total += decode_archive(reader, sink, jobs=jobs, ray=ray, progress=progress_for(total),
-                                 check=check, options=options)
+            total += step(reader, number, offset)
         except FadeError as error:
             locate(error, number, offset)
             raise
+
+
+def _decode_all(source: BinaryIO, sink: Callable[[bytes], None], jobs: int, ray: str | None,
+                progress_for: Callable[[int], Progress | None],
+                check: Callable[[bytes], object] | None,
+                on_archive: Callable[[int, int], None] | None, options: dict) -> int:
+    """`decompress_stream`'s decoding; `progress_for(done)` gives the
+    progress callback of an archive whose originals before it hold `done` bytes."""
+    done = 0
+
+    def step(reader: Source, number: int, offset: int) -> int:
+        nonlocal done
+        if on_archive is not None:
+            on_archive(number, offset)
+        size = decode_archive(reader, sink, jobs=jobs, ray=ray, progress=progress_for(done),
+                              check=check, options=options)
+        done += size
+        return size
+
+    return each_archive(source, step)
 
 
 def decompress_stream(source: BinaryIO, sink: Callable[[bytes], None], *, jobs: int = 1,

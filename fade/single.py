@@ -17,24 +17,24 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import zlib
 from dataclasses import dataclass
 
-from fade import floats, floor, lockstep, race, statistics
+from fade import floats, floor, lockstep, methods, race, statistics
 from fade import profile as profiles
 from fade.codings import coding_for
 from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, Level, ModelConfig,
                          StatisticsConfig, batch_size_for, check_memory, check_threads,
                          coder_threads_for, default_threads, format_bytes, groups_for,
                          level as named_level, network_runs, preset)
-from fade.device import (check_replay, choose_profile, decode_device, device_name,
-                         failure_cause, resolve_device)
-from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError
+from fade.device import check_replay, choose_profile, decode_device, device_name, resolve_device
+from fade.errors import FadeError
 from fade.format.archive import COMPACT_OVERHEAD, pack, pack_floats, unpack
 from fade.format.headers import (FLOATS, FRAMES, LEARNED, METHODS, STATISTICS, AnyHeader,
-                                 CompactHeader, FloatHeader, Header, StatisticsHeader, sha256)
+                                 FloatHeader, Header, StatisticsHeader, sha256)
 from fade.lazy import torch
 from fade.lockstep import Layout, Progress, StepTimings, Stopped
+from fade.methods import Decoding
+from fade.methods.floats import unpack_nested
 from fade.version import __version__
 
 # "auto": the learned model, unless the size floor (fade.floor) says it cannot win
@@ -438,7 +438,7 @@ def model_header(archive: bytes) -> Header | None:
 
 def _model_header(header: AnyHeader, payload: bytes) -> Header | None:
     if isinstance(header, FloatHeader) and header.mode == "strong":
-        header = _unpack_nested(payload)[0]
+        header = unpack_nested(payload)[0]
     return header if isinstance(header, Header) else None
 
 
@@ -468,15 +468,6 @@ def _checked_model_header(header: AnyHeader, payload: bytes,
     return learned
 
 
-def _unpack_nested(payload: bytes) -> tuple[Header | CompactHeader, bytes]:
-    """unpack() of a strong floats archive's nested archive, which is never
-    another floats archive (so damage cannot make decoding recurse)."""
-    header, nested_payload = unpack(payload)
-    if isinstance(header, FloatHeader):
-        raise CorruptArchiveError("a floats archive nests another floats archive")
-    return header, nested_payload
-
-
 def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | None = None,
                memory_limit: int | None = None, max_threads: int | None = None,
                progress: Progress | None = None, profile: StepTimings | None = None) -> bytes:
@@ -489,76 +480,4 @@ def decompress(archive: bytes, *, device: str = "auto", coder_threads: int | Non
     coder_threads_for(1, coder_threads)  # a bad request fails here, before any work
     header, payload = unpack(archive)
     _checked_model_header(header, payload, memory_limit, max_threads, device)
-    return _decode(header, payload, device, progress, coder_threads, profile)
-
-
-def _decode(header: AnyHeader, payload: bytes, device: str,
-            progress: Progress | None, coder_threads: int | None = None,
-            timings: StepTimings | None = None) -> bytes:
-    """Decode an unpacked archive: its header and payload."""
-    if isinstance(header, CompactHeader):
-        return floor.decompress(header, payload)
-    if isinstance(header, StatisticsHeader):
-        return _decompress_statistics(header, payload, progress)
-    if isinstance(header, FloatHeader):
-        return _decompress_floats(header, payload, device, progress, coder_threads, timings)
-    return _decompress_learned(header, payload, device, progress, coder_threads, timings)
-
-
-def _decompress_learned(header: Header, payload: bytes, device: str, progress: Progress | None,
-                        coder_threads: int | None, timings: StepTimings | None) -> bytes:
-    torch_device = decode_device(header, device)
-    data = b""
-    if header.original_size:
-        bounds = [0]
-        for size in header.group_payload_sizes:
-            bounds.append(bounds[-1] + size)
-        payloads = [payload[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-        try:
-            data = lockstep.decode(
-                payloads, Layout(header.original_size, header.batch_size, header.groups),
-                header.model, header.seed, torch_device, header.threads,
-                header.profile == profiles.PORTABLE, coding_for(header.statistics), coder_threads,
-                progress, timings)
-        except CorruptArchiveError as error:
-            # Every CRC held, so where the encoding machine differs from
-            # this one the likelier cause is other probabilities.
-            cause = failure_cause(header, torch_device)
-            if cause is None:
-                raise
-            raise ChecksumMismatchError(f"decoding failed ({error}); likely cause: {cause}"
-                                        ) from None
-    if sha256(data) != header.original_sha256:
-        cause = failure_cause(header, torch_device) or (
-            "the archive is damaged, or this build of torch is not deterministic here"
-            if header.profile != profiles.PORTABLE else
-            "the archive is damaged in a way its CRC-32s missed, or a bug in fade: a portable "
-            "archive replays on any machine that passed the profile check (please report it)")
-        raise ChecksumMismatchError(f"decoded data fails the SHA-256 check; likely cause: {cause}")
-    return data
-
-
-def _decompress_statistics(header: StatisticsHeader, payload: bytes,
-                           progress: Progress | None) -> bytes:
-    size = header.original_size
-    report = None if progress is None else (lambda done, bits: progress(done, size, bits))
-    data = statistics.decode_file(payload, size, header.statistics, report)
-    if zlib.crc32(data) != header.original_crc32:
-        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged, "
-                                    "or a bug in fade: the statistics decode alike on any "
-                                    "machine)")
-    return data
-
-
-def _decompress_floats(header: FloatHeader, payload: bytes, device: str,
-                       progress: Progress | None, coder_threads: int | None,
-                       timings: StepTimings | None) -> bytes:
-    if header.mode == "fast":  # on the CPU unless a GPU is asked for
-        data = floats.decode_fast(header.segments, payload,
-                                  None if device == "auto" else resolve_device(device))
-    else:
-        planes = _decode(*_unpack_nested(payload), device, progress, coder_threads, timings)
-        data = floats.from_planes(planes, header.segments)
-    if len(data) != header.original_size or zlib.crc32(data) != header.original_crc32:
-        raise ChecksumMismatchError("decoded data fails its CRC-32 (the archive is damaged)")
-    return data
+    return methods.decode(header, payload, Decoding(device, progress, coder_threads, profile))

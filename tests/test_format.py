@@ -356,3 +356,35 @@ def test_golden_float_archives_at_documented_offsets(mode, version):
         nested = blob[33 + 18 * 2 + 4:]
         assert nested[:8] == headers.MAGIC
     decodes_here(blob, original)
+
+
+def test_every_method_has_one_entry_that_every_dispatcher_reads():
+    """fade.methods.METHODS has an entry for each method code, and the
+    dispatchers go through it: a golden archive of each method (and a
+    compact one of each codec) unpacks to its entry's header, is read to
+    exactly its end among other bytes (fade.members), decodes, and `fade -l`
+    names it as its entry says."""
+    from fade import members, methods
+    from fade.cli.report import level_of
+    assert set(methods.METHODS) == set(headers.METHODS.values())
+    blobs = {path.stem: path.read_bytes() for path in GOLDEN.glob("*.fade")
+             if path.stem.startswith(("v8-", "v5-floats"))}
+    for codec in ("deflate", "bzip2", "xz", "lzma"):
+        blobs[codec] = fade.compress(b"spam and eggs " * 40, method=codec)
+    named = {}
+    for name, blob in sorted(blobs.items()):
+        method = archive.method_of(blob)
+        header = fade.frames.read_header(blob)
+        assert type(header) is methods.METHODS[method].header, name
+        named[name] = level_of(header)
+        if method == headers.FRAMES:
+            continue
+        read, data = members.read_archive(members.Source(io.BytesIO(blob + blob)))
+        assert read == blob, name
+        if data is not None and method != headers.LEARNED:
+            assert fade.decompress(blob) == data
+    assert named["v8-stored"] == "stored" and named["xz"] == "xz"
+    assert named["v8-statistics-binary"] == "fast/statistics"
+    assert named["v8-statistics-max3"] == named["v8-statistics-max6"] == "max/statistics"
+    assert named["v5-floats-strong"] == "floats/strong"
+    assert named["v8-frames"].startswith("frames/") and named["v8-hybrid"] == "hybrid/tiny"

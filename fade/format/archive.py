@@ -33,8 +33,12 @@ from fade.profile import PROFILES
 
 _FIXED = layout(FIXED_FIELDS)
 PREFIX = layout([("magic", "8s"), ("version", "H")])  # common to every version
+# What every archive starts with: magic, version and (from version 2) the
+# method byte; a version 1 archive's 11th byte is its flags' first.
+PREFIX_SIZE = PREFIX.size + 1
 _COMPACT = layout(COMPACT_FIELDS)
 COMPACT_OVERHEAD = _COMPACT.size  # 23 bytes
+COMPACT_LAYOUT = _COMPACT  # the head every method but the learned one starts with
 _FLOAT_TABLE = layout(FLOAT_FIELDS)
 _SEGMENT = layout(SEGMENT_FIELDS)
 _STATISTICS = layout(STATISTICS_FIELDS)
