@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
+import fade
 from fade import floats, frames
-from fade.config import network_runs
 from fade.device import resolve_device
 from fade.errors import FadeError
 from fade.lazy import torch
@@ -22,30 +21,9 @@ from .report import write_timings
 LARGE_FLOAT_FILE = 16 * 1024 * 1024  # above this, suggest --floats fast for tensor files
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The compression options of the command line (fade.single.Settings is
-    built from them, per frame, inside fade.frames.compress_stream)."""
-
-    level: str | None
-    preset: str | None
-    batch_size: int | None
-    threads: int | None
-    method: str
-    dtype: str
-    float_mode: str
-    float_codec: str
-    groups: int | None
-    native: bool
-    frame_size: int | None  # None: sized to the job (fade.frames.frame_size_for)
-
-    @property
-    def runs_network(self) -> bool:
-        return network_runs(self.level, self.preset is not None, self.method, self.float_mode)
-
-
-def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) -> int:
-    """Compress each of `files` ('-': stdin) as `opts` say; the exit status."""
+def compress_files(files: tuple[str, ...], opts: Options, settings: fade.Settings) -> int:
+    """Compress each of `files` ('-': stdin) with `settings` (the command
+    line's options, whole), as `opts` say; the exit status."""
     lacks = machine_lacks_portable()
     # (Only where a network runs: asking torch about CUDA loads it, ~1 s.)
     if opts.verbosity > 0 and not settings.native and lacks and settings.runs_network and (
@@ -64,16 +42,9 @@ def compress_files(files: tuple[str, ...], opts: Options, settings: Settings) ->
 
         try:
             frames.compress_stream(
-                source, sink, frame_size=settings.frame_size, jobs=opts.jobs, ray=opts.ray,
-                progress=lambda done, bits: bar(done, 0, bits),
+                source, sink, settings, progress=lambda done, bits: bar(done, 0, bits),
                 announce=lambda data, framed: _announce(name, data, framed, opts, settings),
-                show_plan=show_plan if opts.verbosity > 1 else None,
-                preset=settings.preset, batch_size=settings.batch_size,
-                device=opts.device, threads=settings.threads, method=settings.method,
-                dtype=settings.dtype, float_mode=settings.float_mode,
-                float_codec=settings.float_codec, groups=settings.groups,
-                coder_threads=opts.coder_threads, memory_limit=opts.memory_limit,
-                native=settings.native, level=settings.level, profile=timings)
+                show_plan=show_plan if opts.verbosity > 1 else None, profile=timings)
         finally:
             bar.close()
         if timings is not None:
@@ -102,7 +73,7 @@ def _say_what_decodes(written: list[str]) -> None:
 
 
 def _announce(name: str, data: bytes, framing: frames.Framing | None, opts: Options,
-              settings: Settings) -> None:
+              settings: fade.Settings) -> None:
     """Notes on the input (its first frame), before any coding."""
     if settings.dtype == "auto" and settings.method in ("auto", "floats") and \
             opts.verbosity > 0:

@@ -30,7 +30,7 @@ from fade.config import (DEFAULT_LEVEL, DEFAULT_MEMORY_LIMIT, DEFAULT_PRESET,
                          format_bytes)
 
 from .decode import decode_files
-from .encode import Settings, compress_files
+from .encode import compress_files
 from .files import (EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
                     ByteRange, ByteSize, Options, UserError, say)
 from .report import info_files, list_files
@@ -156,8 +156,11 @@ def fade_cli(files, mode, to_stdout, output, force, keep, quiet, verbose, jobs, 
                 frames.check_frame_size(frame_size)
         except fade.FadeError as error:
             raise click.BadParameter(str(error), param_hint="--frame-size") from None
-        settings = Settings(level, preset, batch_size, threads, method, dtype, float_mode,
-                            float_codec, groups, native, frame_size)
+        settings = fade.Settings(
+            level=level, preset=preset, batch_size=batch_size, threads=threads, method=method,
+            dtype=dtype, float_mode=float_mode, float_codec=float_codec, groups=groups,
+            native=native, frame_size=frame_size, jobs=opts.jobs, ray=opts.ray, device=device,
+            coder_threads=coder_threads, memory_limit=memory_limit)
         return compress_files(files, opts, settings)
     if byte_range is not None and not (to_stdout or output or mode == "test"):
         raise click.UsageError("--range needs -c or -o (the output is part of the original)")

@@ -1,6 +1,7 @@
 """fade: learned lossless compression with the FADE dual-stream predictor.
 
-The library: `compress(data) -> archive bytes` (fade.single), `decompress(archive)
+The library: `compress(data) -> archive bytes` (fade.single), with its
+choices in one frozen `Settings` object (or keywords that build one), `decompress(archive)
 -> data` (any archive, and archives one after another: fade.members);
 `compress_stream` (fade.frames) and `decompress_stream` (fade.members) code
 files of any size frame by frame; `open`, `FadeFile`, `FadeCompressor` and
@@ -19,7 +20,7 @@ from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
 from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
 from fade.format.headers import CompactHeader, Header  # noqa: E402
 from fade.frames import compress_stream, read_header  # noqa: E402
-from fade.single import compress  # noqa: E402
+from fade.single import Settings, compress  # noqa: E402
 from fade.members import decompress, decompress_stream  # noqa: E402  (one after another, too)
 from fade.api import FadeFile, open  # noqa: E402
 from fade.incremental import FadeCompressor, FadeDecompressor  # noqa: E402
@@ -28,7 +29,7 @@ __all__ = [
     "__version__",
     "ChecksumMismatchError", "CompactHeader", "CorruptArchiveError", "FadeCompressor",
     "FadeDecompressor", "FadeError", "FadeFile", "FormatError", "Header", "ModelConfig",
-    "PRESETS", "compress", "compress_stream", "decompress", "decompress_stream",
+    "PRESETS", "Settings", "compress", "compress_stream", "decompress", "decompress_stream",
     "default_batch_size", "open", "read_header",
 ]
 

@@ -38,6 +38,7 @@ from fade.format.headers import MAGIC
 from fade.errors import CorruptArchiveError, FadeError
 from fade.format.container import FramesHeader
 from fade.incremental import FadeCompressor, FadeDecompressor
+from fade.single import Settings
 
 # Bytes asked of a file that cannot seek at a time: a statistics archive's
 # end is found by decoding what has arrived, again as more arrives, so few
@@ -252,8 +253,9 @@ class FadeFile(io.BufferedIOBase):
     cannot seek is read straight through, with
     every archive's checks, a frames archive's whole SHA-256 included, and
     cannot seek (as `lzma.LZMAFile` over such a file).
-    `level` and `settings` (writing) as for `FadeCompressor`; `settings`
-    (reading) go to `fade.decompress`.
+    Writing: `settings` (a `fade.Settings`), `level` and the other keyword
+    arguments as for `FadeCompressor`; reading: the keyword arguments go to
+    `fade.decompress`.
 
     >>> with FadeFile("notes.fade", "wb", level="fast") as file:
     ...     file.write(b"spam")
@@ -263,7 +265,7 @@ class FadeFile(io.BufferedIOBase):
     """
 
     def __init__(self, file: str | bytes | os.PathLike | BinaryIO, mode: str = "rb", *,
-                 level: str | None = None, **settings):
+                 settings: Settings | None = None, level: str | None = None, **options):
         if mode not in _MODES:
             raise ValueError(f"invalid mode: {mode!r} (one of {', '.join(_MODES)})")
         self._mode = _MODES[mode]
@@ -280,12 +282,14 @@ class FadeFile(io.BufferedIOBase):
         self._compressor: FadeCompressor | None = None
         self._reader: _SeekableReader | _StreamReader | None = None
         if self._mode == "rb":
-            if level is not None:
-                raise ValueError("level is for writing")
+            if level is not None or settings is not None:
+                raise ValueError("level and settings are for writing")
             seekable = getattr(self._file, "seekable", lambda: False)()
-            self._reader = (_SeekableReader if seekable else _StreamReader)(self._file, settings)
+            self._reader = (_SeekableReader if seekable else _StreamReader)(self._file, options)
         else:
-            self._compressor = FadeCompressor(level, **settings)
+            if level is not None:
+                options["level"] = level
+            self._compressor = FadeCompressor(settings, **options)
 
     # -- state
     @property
@@ -438,13 +442,14 @@ class FadeFile(io.BufferedIOBase):
 
 
 def open(file: str | bytes | os.PathLike | BinaryIO, mode: str = "rb", *,
-         level: str | None = None, encoding: str | None = None, errors: str | None = None,
-         newline: str | None = None, **settings) -> FadeFile | io.TextIOWrapper:
+         settings: Settings | None = None, level: str | None = None,
+         encoding: str | None = None, errors: str | None = None,
+         newline: str | None = None, **options) -> FadeFile | io.TextIOWrapper:
     """Open a fade archive (or several, one after another) in binary or text
     mode, as `lzma.open` does: "r", "rb", "w", "wb", "x", "xb", "a", "ab"
     give a FadeFile; "rt", "wt", "xt", "at" one wrapped in io.TextIOWrapper
-    with `encoding`, `errors` and `newline`. `level` and `settings` as for
-    FadeFile.
+    with `encoding`, `errors` and `newline`. `settings`, `level` and the
+    other keyword arguments as for FadeFile.
 
     >>> with open("poem.fade", "wt", level="fast", encoding="utf-8") as file:
     ...     file.write("Tyger Tyger, burning bright\\n")
@@ -462,7 +467,7 @@ def open(file: str | bytes | os.PathLike | BinaryIO, mode: str = "rb", *,
             raise ValueError("errors is for text mode")
         if newline is not None:
             raise ValueError("newline is for text mode")
-    binary = FadeFile(file, mode.replace("t", ""), level=level, **settings)
+    binary = FadeFile(file, mode.replace("t", ""), settings=settings, level=level, **options)
     if "t" in mode:
         return io.TextIOWrapper(binary, encoding, errors, newline)
     return binary

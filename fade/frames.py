@@ -21,6 +21,7 @@ same for any `jobs`.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import os
@@ -42,6 +43,7 @@ from fade.format.container import (FRAME_TAG, HEAD, INDEX, INDEX_END, INDEX_TAG,
 from fade.format.headers import FRAMES, MAGIC, AnyHeader, Header
 from fade.pool import FramePool
 from fade.single import Plan
+from fade.lockstep import StepTimings
 
 # Frames sized to the job (`frame_size_for`): an input is cut into one frame
 # per job, as large as keeps every worker busy, so that one core codes one
@@ -114,30 +116,37 @@ def default_jobs() -> int:
                else os.cpu_count() or 1)
 
 
-def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
-                    frame_size: int | None = None, jobs: int = 1,
-                    ray: str | None = None,
+def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
+                    settings: single.Settings | None = None, *,
                     progress: Callable[[int, float | None], None] | None = None,
                     announce: Callable[[bytes, Framing | None], None] | None = None,
-                    show_plan: Callable[[Plan], None] | None = None, **options) -> int:
-    """Compress `source` into `sink`, frame by frame; returns the input's size.
+                    show_plan: Callable[[Plan], None] | None = None,
+                    profile: StepTimings | None = None, **keywords) -> int:
+    """Compress `source` into `sink`, frame by frame, with `settings` (a
+    `fade.Settings`, its fields replaced by the keyword arguments of the
+    same names); returns the input's size.
 
-    `options` go to `fade.single.compress` for each frame (its `threads`
-    default to FRAME_THREADS where there is more than one frame, and its
-    `race_beside` to False where they are coded in parallel). Frames
-    are coded by `jobs` local processes, or with `ray` (a cluster address)
-    as Ray tasks (fade.pool); the archive is the same. `progress(bytes_done,
-    bits)` is called as frames advance (bits: the code length so far, where
-    known, else None); `announce(first_frame, framing)` once before any
-    coding (framing None: a single archive), then `show_plan(plan)` with the
-    first frame's Plan. Nothing is written before the first frame has been
-    read, and a single frame is a plain archive.
+    Each frame is one archive of `fade.single.compress` with the settings
+    (its `threads` default to FRAME_THREADS where there is more than one
+    frame, and its `race_beside` to False where they are coded in
+    parallel). Frames are coded by `settings.jobs` local processes, or with
+    `settings.ray` (a cluster address) as Ray tasks (fade.pool); the archive
+    is the same. `progress(bytes_done, bits)` is called as frames advance
+    (bits: the code length so far, where known, else None);
+    `announce(first_frame, framing)` once before any coding (framing None: a
+    single archive), then `show_plan(plan)` with the first frame's Plan;
+    `profile`: a StepTimings each frame coded in this process fills.
+    Nothing is written before the first frame has been read, and a single
+    frame is a plain archive.
 
-    `frame_size` None (the default) sizes the frames to the input and to
-    `jobs` (frame_size_for): the input is read ahead up to `jobs` frames of
-    AUTO_FRAME_LIMIT to learn its size, so the archive depends on `jobs`;
-    a frame size given makes it independent of `jobs`. With `ray` the
-    default is DEFAULT_FRAME_SIZE, many frames for the cluster's workers."""
+    `settings.frame_size` None (the default) sizes the frames to the input
+    and to the jobs (frame_size_for): the input is read ahead up to `jobs`
+    frames of AUTO_FRAME_LIMIT to learn its size, so the archive depends on
+    `jobs`; a frame size given makes it independent of `jobs`. With `ray`
+    the default is DEFAULT_FRAME_SIZE, many frames for the cluster's workers."""
+    settings = single.Settings.of(settings, **keywords)
+    frame_size, jobs, ray = settings.frame_size, settings.jobs, settings.ray
+    settings = dataclasses.replace(settings, frame_size=None, jobs=1, ray=None)
     if frame_size is None and ray is not None:
         frame_size = DEFAULT_FRAME_SIZE  # a cluster's workers are not counted here
     if frame_size is None:
@@ -152,19 +161,20 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
     del head
     first = next(pieces, b"")
     second = next(pieces, b"") if len(first) == frame_size else b""
-    if second and options.get("threads") is None:
-        options["threads"] = FRAME_THREADS
-    if second and (jobs > 1 or ray is not None):  # the cores are busy with frames:
-        options.setdefault("race_beside", False)  # the race's passes one at a time
+    if second and settings.threads is None:
+        settings = dataclasses.replace(settings, threads=FRAME_THREADS)
+    if second and (jobs > 1 or ray is not None) and "race_beside" not in keywords:
+        # the cores are busy with frames: the race's passes one at a time
+        settings = dataclasses.replace(settings, race_beside=False)
     if announce is not None:
         announce(first, framing if second else None)
     if show_plan is not None:
-        show_plan(single.plan(len(first), first, **options))
+        show_plan(settings.plan(len(first), first))
     if not second:
         def report(done: int, total: int, bits: float) -> None:
             if progress is not None:
                 progress(done, bits)
-        sink(single.compress(first, progress=report, **options))
+        sink(single.compress_with(settings, first, report, profile))
         return len(first)
     archive_id = hashlib.sha256(first).digest()[:8]
     sink(pack_head(frame_size, archive_id))
@@ -178,6 +188,8 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None], *,
         yield from pieces
 
     offset = 0
+    options = {"settings": settings} if profile is None else {"settings": settings,
+                                                               "profile": profile}
     with FramePool("compress", options, jobs, ray) as pool:
         for data, archive in pool.run(inputs(), progress):
             if len(archive) > max_archive_size(len(data)):  # never: no method costs so much

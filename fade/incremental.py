@@ -27,6 +27,7 @@ import threading
 from typing import Callable
 
 from fade import frames, members
+from fade.single import Settings
 
 
 class _Aborted(Exception):
@@ -126,22 +127,14 @@ class _Pump:
             return bytes(self._input)
 
 
-def _compress_settings(level: str | None, settings: dict) -> tuple[dict, dict]:
-    """`fade.frames.compress_stream`'s own settings, and those for `fade.compress`."""
-    stream = {name: settings.pop(name) for name in ("frame_size", "jobs", "ray")
-              if name in settings}
-    if level is not None:
-        settings["level"] = level
-    return stream, settings
-
-
 class FadeCompressor:
     """Compress data incrementally into one archive, the bytes
     `fade.frames.compress_stream` writes for the same input and settings
     (for at most one frame, `fade.compress`'s).
 
-    `settings`: `fade.compress`'s keyword arguments, and `frame_size`,
-    `jobs` and `ray` as for `compress_stream`. Nothing is written before the
+    `settings`: a `fade.Settings` (its frame settings as for
+    `compress_stream`), its fields replaced by the keyword arguments of the
+    same names. Nothing is written before the
     second frame is complete (a single frame is a plain archive; with frames
     sized to the job, the default, not before the input ends or holds `jobs`
     frames of fade.frames.AUTO_FRAME_LIMIT); from then
@@ -154,14 +147,16 @@ class FadeCompressor:
     True
     """
 
-    def __init__(self, level: str | None = None, **settings):
-        stream, options = _compress_settings(level, dict(settings))
-        if stream.get("frame_size") is not None:
-            frames.check_frame_size(stream["frame_size"])
+    def __init__(self, settings: Settings | str | None = None, **keywords):
+        if isinstance(settings, str):  # fade 0.10: the level, first
+            settings, keywords = None, {**keywords, "level": settings}
+        settings = Settings.of(settings, **keywords)
+        if settings.frame_size is not None:
+            frames.check_frame_size(settings.frame_size)
         self._flushed = False
 
         def work(pump: _Pump) -> None:
-            frames.compress_stream(pump, pump.emit, **stream, **options)
+            frames.compress_stream(pump, pump.emit, settings)
 
         self._pump = _Pump(work, "fade-compress")
 

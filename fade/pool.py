@@ -157,7 +157,8 @@ class RayTasks:
     def __init__(self, address: str, kind: str, options: dict):
         self.kind, self.options = kind, options
         self._ray, self._owned = cluster.connect(address)
-        on_gpu = options.get("device") == "cuda"
+        settings = options.get("settings")  # compressing: a fade.Settings; decoding: keywords
+        on_gpu = (settings.device if settings is not None else options.get("device")) == "cuda"
         self._task = self._ray.remote(num_cpus=0 if on_gpu else 1, num_gpus=1 if on_gpu else 0,
                                       max_retries=RETRIES, retry_exceptions=False)(code_frame)
         units = self._ray.cluster_resources().get("GPU" if on_gpu else "CPU", 0)

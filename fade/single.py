@@ -85,7 +85,20 @@ class Plan:
 
 @dataclass(frozen=True)
 class Settings:
-    """Every choice `compress` takes, each defaulting as its docstring says."""
+    """Every choice of a compression, one frozen object (exported as
+    `fade.Settings`), as python-zstandard's ZstdCompressionParameters holds
+    a compressor's: `fade.compress`, `compress_stream`, `FadeCompressor`,
+    `fade.open` and the command line take it whole (`settings=`), and their
+    keyword arguments of the same names build one (`Settings.of`). Each
+    field defaults as `compress`'s docstring says; `plan` says what a
+    compression with it runs (what `fade -vv` prints).
+
+    `statistics_model`: the level's statistics with this model instead of
+    the level's own for text or other bytes (fade.statistics.models.MODELS;
+    for benchmarks and tests). `frame_size`, `jobs` and `ray`: how
+    `compress_stream` cuts the input into frames and where it codes them
+    (one archive per frame); `compress` makes one archive and takes none of
+    them."""
 
     model: ModelConfig | None = None
     preset: str | None = None  # the network's preset by name (config.PRESETS)
@@ -102,6 +115,10 @@ class Settings:
     memory_limit: int | None = None
     native: bool = False
     level: str | None = None
+    statistics_model: int | None = None
+    frame_size: int | None = None  # None: sized to the input and jobs (fade.frames)
+    jobs: int = 1
+    ray: str | None = None  # a Ray cluster's address: frames coded as its tasks
     # Where a hybrid races the statistics alone: their two passes run in
     # threads beside it (less time, three sets of tables at once), or one
     # after the other before it (frames coded in parallel jobs, whose cores
@@ -109,15 +126,42 @@ class Settings:
     race_beside: bool = True
 
     @classmethod
-    def of(cls, **keywords) -> "Settings":
-        """Settings from keyword arguments as `compress` takes them, where
-        `preset_name` (fade 0.10's name for `preset`) still works."""
+    def of(cls, settings: "Settings | None" = None, **keywords) -> "Settings":
+        """`settings` (default: every field's default) with the fields named
+        by keyword arguments replaced, where `preset_name` (fade 0.10's name
+        for `preset`) still works; an unknown name is a TypeError."""
         if "preset_name" in keywords:
             if keywords.get("preset") is not None:
                 raise FadeError("give the preset as preset (preset_name is its older name), "
                                 "not both")
             keywords["preset"] = keywords.pop("preset_name")
-        return cls(**keywords)
+        if settings is None:
+            return cls(**keywords)
+        if not isinstance(settings, cls):
+            raise TypeError(f"settings must be fade.Settings, not {type(settings).__name__}")
+        return dataclasses.replace(settings, **keywords)
+
+    @property
+    def framed(self) -> bool:
+        """Whether any of the frame settings (compress_stream's) is set."""
+        return self.frame_size is not None or self.jobs != 1 or self.ray is not None
+
+    @property
+    def runs_network(self) -> bool:
+        """Whether compressing with these settings may run a network."""
+        return network_runs(self.level, self.model is not None or bool(self.preset),
+                            self.method, self.float_mode)
+
+    def _level_statistics(self, chosen: Level | None, text: bool) -> StatisticsConfig | None:
+        """The statistics level `chosen` codes bytes that are `text` (or not)
+        with: its model for them, or `statistics_model`."""
+        if chosen is None or chosen.statistics is None:
+            if self.statistics_model is not None:
+                raise FadeError("a statistics model needs a level with statistics")
+            return None
+        if self.statistics_model is None:
+            return chosen.statistics.for_content(text)
+        return dataclasses.replace(chosen.statistics, model=self.statistics_model).validate()
 
     def _choose(self, length: int, data: bytes | None
                 ) -> tuple[Plan | None, str | None, Level | None, race.Screen | None]:
@@ -145,8 +189,7 @@ class Settings:
         # the network beside it, model 5 gains nothing on binaries (mapsdatazrh
         # +0.07% against model 1; docs/statistics.md, "Models 4 to 6").
         screen = race.Screen.of(data) if data is not None and chosen is not None else None
-        statistics = None if chosen is None or chosen.statistics is None else \
-            chosen.statistics.for_content(screen is None or screen.is_text)
+        statistics = self._level_statistics(chosen, screen is None or screen.is_text)
         alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen) \
             if statistics is not None else None
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
@@ -170,7 +213,12 @@ class Settings:
         if alone is not None or self.method != "auto" or chosen is None or \
                 chosen.statistics is None or screen is None:
             return None
-        return _racing(chosen, screen, length)
+        return self._racing(chosen, screen, length)
+
+    def _racing(self, chosen: Level, screen: race.Screen, length: int) -> StatisticsConfig:
+        """The statistics alone that a hybrid of level `chosen` races: the
+        level's model for what the bytes are, in file order, sized for them."""
+        return race.file_order(self._level_statistics(chosen, screen.is_text), length)
 
     def plan(self, length: int, data: bytes | None = None) -> Plan:
         """The Plan for `length` bytes; a FadeError for any choice that is
@@ -189,7 +237,8 @@ class Settings:
         device = resolve_device(self.device)
         numerics = choose_profile(device, self.native)
         batch = batch_size_for(length, self.batch_size, preset_name, device.type)
-        mixing = chosen.statistics if chosen is not None else None
+        # the hybrid mixes the level's own model (or statistics_model), whatever the bytes
+        mixing = self._level_statistics(chosen, True)
         threads = self.threads or default_threads(model, batch, torch.get_num_threads(),
                                                   mixing is not None and device.type == "cpu")
         if not 1 <= threads <= MAX_THREADS:
@@ -199,7 +248,7 @@ class Settings:
             mixing = mixing.sized(-(-length // max(groups, 1)))
         racing = None
         if mixing is not None and self.method == "auto" and screen is not None:
-            racing = _racing(chosen, screen, length)
+            racing = self._racing(chosen, screen, length)
         # beside the hybrid, the race's two passes hold their tables too
         beside = racing.memory_bytes(length) + \
             mixing.memory_bytes(-(-length // max(groups, 1)), batch) \
@@ -214,25 +263,24 @@ class Settings:
                     screen, racing)
 
 
-def _racing(chosen: Level, screen: race.Screen, length: int) -> StatisticsConfig:
-    """The statistics alone that a hybrid of level `chosen` races: the
-    level's model for what the bytes are, in file order, sized for them."""
-    return race.file_order(chosen.statistics.for_content(screen.is_text), length)
-
-
-def plan(length: int, data: bytes | None = None, **options) -> Plan:
+def plan(length: int, data: bytes | None = None, settings: Settings | None = None,
+         **keywords) -> Plan:
     """The Plan `compress` makes for `length` bytes (given them, `data`)
-    with keyword arguments `options` (its `progress` and `profile` play no
-    part)."""
-    options.pop("progress", None)
-    options.pop("profile", None)
-    return Settings.of(**options).plan(length, data)
+    with `settings` and keyword arguments as it takes them (its `progress`
+    and `profile` play no part)."""
+    keywords.pop("progress", None)
+    keywords.pop("profile", None)
+    return Settings.of(settings, **keywords).plan(length, data)
 
 
-def compress(data: bytes, *, progress: Progress | None = None,
-             profile: StepTimings | None = None, **settings) -> bytes:
-    """Compress `data` into a self-describing archive (see docs/format.md):
-    equivalent to `compress_with(Settings.of(**settings), data, progress, profile)`.
+def compress(data: bytes, settings: Settings | None = None, *,
+             progress: Progress | None = None, profile: StepTimings | None = None,
+             **keywords) -> bytes:
+    """Compress `data` into a self-describing archive (see docs/format.md)
+    with `settings` (a `fade.Settings`), its fields replaced by the keyword
+    arguments of the same names: `compress_with(Settings.of(settings,
+    **keywords), data, progress, profile)`. One archive: the frame settings
+    (`frame_size`, `jobs`, `ray`) are `compress_stream`'s.
 
     `level` (config.LEVELS) picks what predicts: "fast" is the context-mixing
     statistics alone, in file order (fade.statistics); "default" and "max"
@@ -280,12 +328,15 @@ def compress(data: bytes, *, progress: Progress | None = None,
     network alone (a nested archive). "off" (the default) codes float data
     as bytes. A broken container header counts as plain bytes.
     """
-    return compress_with(Settings.of(**settings), data, progress, profile)
+    return compress_with(Settings.of(settings, **keywords), data, progress, profile)
 
 
 def compress_with(settings: Settings, data: bytes, progress: Progress | None = None,
                   timings: StepTimings | None = None) -> bytes:
     """`data` compressed with `settings` (see `compress`)."""
+    if settings.framed:
+        raise FadeError("frame_size, jobs and ray are for compress_stream (frames); compress "
+                        "makes one archive")
     # Where a hybrid will race the statistics alone, they start coding now,
     # in a thread of their own, while the network loads (race.alone_pass).
     alone = None

@@ -434,3 +434,35 @@ def test_a_10_mb_input_round_trips_through_open(tmp_path):
     seconds_fast = time.perf_counter() - start
     assert len(frames.read_index(io.BytesIO(path.read_bytes())).frames) == 4
     print(f"10 MB xz round trip {seconds_xz:.1f} s; 1 MB fast {seconds_fast:.1f} s")
+
+
+def test_one_settings_object_reaches_every_way_to_compress(tmp_path):
+    """A fade.Settings given whole makes the same archive as the keywords of
+    the same names, through compress, compress_stream, FadeCompressor and
+    fade.open; keywords change the settings given; compress, one archive,
+    refuses the frame settings; and an explicit statistics model replaces
+    the level's (what tests and benchmarks use to reach a model)."""
+    data = corpus_file("alice29.txt").read_bytes()[:30_000]
+    settings = fade.Settings(level="fast", frame_size=10_000)
+    by_keywords = io.BytesIO()
+    fade.compress_stream(io.BytesIO(data), by_keywords.write, level="fast", frame_size=10_000)
+    whole = io.BytesIO()
+    fade.compress_stream(io.BytesIO(data), whole.write, settings)
+    assert whole.getvalue() == by_keywords.getvalue()
+    assert fade.read_header(whole.getvalue()).method == "frames"
+    compressor = fade.FadeCompressor(settings)
+    assert compressor.compress(data) + compressor.flush() == whole.getvalue()
+    with fade.open(tmp_path / "a.fade", "wb", settings=settings) as file:
+        file.write(data)
+    assert (tmp_path / "a.fade").read_bytes() == whole.getvalue()
+    single = fade.Settings.of(settings, frame_size=None)
+    assert fade.compress(data, single) == fade.compress(data, level="fast")
+    with pytest.raises(fade.FadeError, match="compress_stream"):
+        fade.compress(data, settings)
+    with pytest.raises(TypeError):
+        fade.Settings.of(settings, no_such_setting=1)
+    archive = fade.compress(data, single, statistics_model=1)
+    assert fade.read_header(archive).statistics.model == 1 and fade.decompress(archive) == data
+    assert fade.read_header(fade.compress(data, single)).statistics.model == 0
+    with pytest.raises(fade.FadeError, match="model = 99"):
+        fade.compress(data, single, statistics_model=99)

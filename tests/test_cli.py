@@ -353,7 +353,7 @@ def test_internal_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, ca
     def broken(*args, **kwargs):
         raise RuntimeError("simulated failure\nwith a second line")
 
-    monkeypatch.setattr(fade.single, "compress", broken)  # what frames calls for each input
+    monkeypatch.setattr(fade.single, "compress_with", broken)  # what frames calls for one frame
     monkeypatch.delenv("FADE_DEBUG", raising=False)
     (tmp_path / "a").write_bytes(b"data")
     assert main(["compress", "-q", str(tmp_path / "a")]) == EXIT_INTERNAL

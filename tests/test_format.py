@@ -13,7 +13,7 @@ import torch
 import fade
 from fade import profile, race
 from fade.format import archive, container, headers, legacy
-from fade.config import LEVELS, PRESETS, Level
+from fade.config import LEVELS, PRESETS
 from fade.statistics.models import MODELS
 
 from conftest import REPO, decodes_here
@@ -68,22 +68,6 @@ def test_document_tables_match_the_code():
 
 # level max's statistics models, by release (2, 3, 6)
 MAX_MODELS = tuple(n for n, model in enumerate(MODELS) if model.level == "max")
-
-
-def statistics_model(monkeypatch, name: str, model: int) -> None:
-    """Level `name` with statistics `model`, to re-encode the archives of an
-    earlier release of that level (level max: model 2 in fade 0.9.0)."""
-    level = LEVELS[name]
-    monkeypatch.setitem(LEVELS, name, Level(
-        dataclasses.replace(level.statistics, model=model), level.preset))
-
-
-def old_statistics(monkeypatch, version: int) -> None:
-    """Levels fast and default with the statistics model archives of
-    `version` hold (model 0 before version 8), to re-encode them."""
-    if version < 8:
-        for name in ("fast", "default"):
-            statistics_model(monkeypatch, name, 0)
 
 
 def _raw(blob, fields):
@@ -148,12 +132,13 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
 def _reencoded(name: str, native: bool) -> tuple[bytes, bytes]:
     original = (GOLDEN / f"{name}.input").read_bytes()
     header = fade.read_header((GOLDEN / f"{name}.fade").read_bytes())
-    level = None
-    if header.version >= 6 and header.coding == "hybrid":
+    level = model = None
+    if header.version >= 6 and header.coding == "hybrid":  # the level, with its model then
         level = "max" if header.statistics.model in MAX_MODELS else "default"
+        model = header.statistics.model
     again = fade.compress(original, preset_name="tiny", batch_size=header.batch_size, threads=1,
                           seed=0, device="cpu", method="fade", groups=header.groups,
-                          native=native, level=level)
+                          native=native, level=level, statistics_model=model)
     return original, again
 
 
@@ -173,12 +158,9 @@ def _native_like_here(header) -> bool:
                                   "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
                                   "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid",
                                   "v8-max6-hybrid"])
-def test_golden_archive_reencodes_identically(name, monkeypatch):
+def test_golden_archive_reencodes_identically(name):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
-    old_statistics(monkeypatch, header.version)  # v6, v7: statistics model 0
-    if header.coding == "hybrid" and header.statistics.model in MAX_MODELS:
-        statistics_model(monkeypatch, "max", header.statistics.model)
     portable = header.profile == profile.PORTABLE
     original, again = _reencoded(name, native=not portable)
     # Every fixed field but header_size, and the payload, are pinned; the
@@ -225,7 +207,7 @@ def test_one_group_is_the_computation_of_earlier_versions():
 
 
 @pytest.mark.parametrize("version", [6, 7, 8])
-def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
+def test_golden_statistics_archive_at_documented_offsets(version):
     blob = (GOLDEN / f"v{version}-statistics.fade").read_bytes()
     original = (GOLDEN / f"v{version}-statistics.input").read_bytes()
     raw = _raw(blob, documented_fields("## Compact archive"))
@@ -237,7 +219,6 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
                   in laid_out([(name, code) for _, _, code, name in fields if name != "model"])]
     table = _raw(blob, fields)
     stream_at = fields[-1][0] + 4 + 4  # after the payload CRC and the table CRC
-    old_statistics(monkeypatch, version)
     fast = LEVELS["fast"].statistics.sized(len(original))
     assert (table["table_bits"], table["match_bits"], table["mixer_rate"], table["keyed"],
             table.get("model", 0)) == \
@@ -258,7 +239,7 @@ def test_golden_statistics_archive_at_documented_offsets(version, monkeypatch):
 @pytest.mark.parametrize("level, model, name", [
     ("default", 1, "default"), ("max", 2, "max"), ("max", 3, "max3"), ("fast", 4, "binary"),
     ("default", 5, "default-binary"), ("max", 6, "max6")])
-def test_golden_file_order_statistics_archive_of_each_level(level, model, name, monkeypatch):
+def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
     0.10.0, model 6 from 0.11, in version 8's model byte) alone, in file
@@ -266,18 +247,20 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name, 
     from fade 0.11); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
-    if model in (2, 3):
-        statistics_model(monkeypatch, level, model)
+    older = model in (2, 3)  # an earlier release's model of the level: asked for by number
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
     text = race.Screen.of(original).is_text
     assert text == (model not in (4, 5))
-    assert header.statistics == race.file_order(LEVELS[level].statistics.for_content(text),
-                                                len(original))
+    mixing = LEVELS[level].statistics
+    assert header.statistics == race.file_order(
+        dataclasses.replace(mixing, model=model) if older else mixing.for_content(text),
+        len(original))
     assert header.statistics.model == model and not header.statistics.keyed
     assert fade.decompress(blob) == original
     if headers.VERSION == 8:
-        assert fade.compress(original, level=level, method="statistics") == blob
+        assert fade.compress(original, level=level, method="statistics",
+                             statistics_model=model if older else None) == blob
 
 
 @pytest.mark.parametrize("version", [7, 8])

@@ -45,13 +45,13 @@ def test_the_readme_api_blocks_run_as_written(tmp_path, monkeypatch):
 
 
 def test_the_readme_settings_names_are_what_compress_takes():
-    """The expert options the README names for `fade.compress(**settings)`
-    are its keywords: `preset=` runs the network of that name (fade 0.10's
-    `preset_name=` still works, the same archive)."""
+    """The settings the README names are fade.Settings' fields, which
+    `fade.compress` takes as keywords: `preset=` runs the network of that
+    name (fade 0.10's `preset_name=` still works, the same archive)."""
     section = README.read_text(encoding="utf-8").split("\n## Python API\n", 1)[1]
     named = re.findall(r"`(\w+)=`", section.split("\n## ", 1)[0])
-    assert "preset" in named
-    fields = set(fade.single.Settings.__dataclass_fields__)
+    assert {"level", "preset", "frame_size", "jobs"} <= set(named)
+    fields = set(fade.Settings.__dataclass_fields__)
     assert set(named) <= fields, set(named) - fields
     data = corpus_file("alice29.txt").read_bytes()[:3_000]
     archive = fade.compress(data, preset="tiny")
