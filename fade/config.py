@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from fade.errors import FadeError
-from fade.statistics.models import MODELS, for_content, level_model
+from fade.statistics.models import MODELS, for_kind, level_model
 from fade.statistics.state import state_bytes
 
 
@@ -182,7 +182,8 @@ class StatisticsConfig:
     record contexts. Each is smaller and slower than the one before
     (docs/statistics.md). 4 and 5 are 0 and 1 with sparse, record and
     stride contexts, for bytes that are not text (`for_content`); 6 is 3
-    with stride contexts and two more weight sets."""
+    with stride contexts and two more weight sets; 7, 8 and 9 are 0, 1 and
+    6 with field contexts, for delimited tables (`for_kind`)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -198,11 +199,19 @@ class StatisticsConfig:
         return state_bytes(self, streams, length)
 
     def for_content(self, text: bool) -> "StatisticsConfig":
-        """These settings for bytes that are `text` or not (fade.race.Screen):
-        models 0 and 1 code bytes that are not text with models 4 and 5,
-        which add the contexts that pay on machine code, records and images
-        and cost text speed (docs/statistics.md, "Models 4 to 6")."""
-        model = for_content(self.model, text)
+        """These settings for bytes that are `text` or not: `for_kind`."""
+        return self.for_kind("text" if text else "binary")
+
+    def for_kind(self, kind: str) -> "StatisticsConfig":
+        """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
+        "table" or "binary"): a level's model for text or for any bytes
+        becomes its model for that kind where it has one
+        (fade.statistics.models.for_kind): models 0 and 1 code bytes that are
+        not text with models 4 and 5, which add the contexts that pay on
+        machine code, records and images and cost text speed
+        (docs/statistics.md, "Models 4 to 6"), and delimited tables with
+        models 7 and 8 (model 6 with 9), which add field contexts."""
+        model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 
     def sized(self, length: int) -> "StatisticsConfig":
@@ -269,7 +278,7 @@ def network_runs(level: str | None, preset_given: bool, method: str, float_mode:
 LEVELS: dict[str, Level] = {
     # Statistics alone in file order, for speed: model 0, the fastest
     # statistics, with 256 MiB of tables (docs/results.md).
-    "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=level_model("fast", True)),
+    "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=level_model("fast", "text")),
                   None),
     # Statistics alone in file order, model 1 (model 5 for bytes that are not
     # text), or the size floor where smaller: archives that decode with fade
@@ -277,14 +286,14 @@ LEVELS: dict[str, Level] = {
     # (--preset, --method fade, --floats), the default network and model 1
     # mixed bit by bit: fade 0.10's default hybrid.
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
-                                      model=level_model("default", True)),
+                                      model=level_model("default", "text")),
                      "balanced"),
     # The best ratio: the default network with statistics model 6 (model 3's
     # higher orders, column, indirect and match-byte contexts, weight sets and
     # runs, with stride contexts and two more weight sets, in tables of up to
     # 1 GiB), mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
-                                  model=level_model("max", True)),
+                                  model=level_model("max", "text")),
                  "balanced", learned=True),
 }
 DEFAULT_LEVEL = "default"

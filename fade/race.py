@@ -206,6 +206,33 @@ TEXT_SHARE = 0.97
 _TEXT_BYTES = np.zeros(256, dtype=bool)
 _TEXT_BYTES[32:127] = True
 _TEXT_BYTES[[9, 10, 13]] = True
+# Text is a delimited table (a CSV or TSV file) where, of its first
+# TABLE_ROWS rows (at least MIN_TABLE_ROWS), at least TABLE_SHARE hold the
+# same number of one delimiter, at least once (a tab) or twice (a comma,
+# semicolon or vertical bar: prose and code use those singly). The
+# statistics' model for tables then codes it (fade.statistics.tables).
+TABLE_DELIMITERS = {9: 1, 44: 2, 59: 2, 124: 2}  # delimiter -> fewest a row
+TABLE_ROWS, MIN_TABLE_ROWS, TABLE_SHARE = 4096, 8, 0.8
+
+
+def delimited(symbols: np.ndarray) -> bool:
+    """Whether the bytes `symbols` are rows of delimited fields (see above)."""
+    ends = np.flatnonzero(symbols == 10)[:TABLE_ROWS]
+    if len(ends) < MIN_TABLE_ROWS:
+        return False
+    head = symbols[:ends[-1] + 1]
+    # a row's indentation is no field: tabs and spaces before its first other byte
+    blank = (head == 9) | (head == 32)
+    last = np.maximum.accumulate(np.where(blank, -1, np.arange(len(head))))
+    indent = blank & ((last < 0) | (head[np.maximum(last, 0)] == 10))
+    for delimiter, fewest in TABLE_DELIMITERS.items():
+        seen = np.concatenate(([0], np.cumsum((head == delimiter) & ~indent)[ends]))
+        counts = np.diff(seen)
+        values, times = np.unique(counts, return_counts=True)
+        common = values[np.argmax(times)]
+        if common >= fewest and times.max() >= TABLE_SHARE * len(counts):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -215,6 +242,7 @@ class Screen:
 
     length: int
     text: float  # share of printable ASCII, tab, CR, LF and valid UTF-8 sequences
+    table: bool = False  # text in rows of delimited fields (`delimited`)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -224,11 +252,18 @@ class Screen:
         if high:  # bytes >= 128 count as text, less four for each invalid UTF-8 sequence
             bad = data.decode("utf-8", errors="replace").count("\ufffd")
             text += max(0, high - 4 * bad)
-        return cls(len(data), text / max(len(data), 1))
+        share = text / max(len(data), 1)
+        return cls(len(data), share, share >= TEXT_SHARE and delimited(symbols))
 
     @property
     def is_text(self) -> bool:
         return self.text >= TEXT_SHARE
+
+    @property
+    def kind(self) -> str:
+        """"text", "table" or "binary": what picks a level's statistics
+        model (StatisticsConfig.for_kind)."""
+        return ("table" if self.table else "text") if self.is_text else "binary"
 
     @property
     def network_may_pay(self) -> bool:
@@ -238,7 +273,8 @@ class Screen:
     def content(self) -> str:
         """What the bytes are, in words."""
         if self.is_text:
-            return f"text ({self.text:.1%} of the bytes)"
+            what = "a delimited table" if self.table else "text"
+            return f"{what} ({self.text:.1%} of the bytes text)"
         return f"not text ({self.text:.1%} of the bytes text)"
 
     def __str__(self) -> str:

@@ -152,15 +152,15 @@ class Settings:
         return network_runs(self.level, self.model is not None or bool(self.preset),
                             self.method, self.float_mode)
 
-    def _level_statistics(self, chosen: Level | None, text: bool) -> StatisticsConfig | None:
-        """The statistics level `chosen` codes bytes that are `text` (or not)
+    def _level_statistics(self, chosen: Level | None, kind: str) -> StatisticsConfig | None:
+        """The statistics level `chosen` codes bytes of `kind` (race.Screen.kind)
         with: its model for them, or `statistics_model`."""
         if chosen is None or chosen.statistics is None:
             if self.statistics_model is not None:
                 raise FadeError("a statistics model needs a level with statistics")
             return None
         if self.statistics_model is None:
-            return chosen.statistics.for_content(text)
+            return chosen.statistics.for_kind(kind)
         return dataclasses.replace(chosen.statistics, model=self.statistics_model).validate()
 
     def _choose(self, length: int, data: bytes | None
@@ -184,12 +184,12 @@ class Settings:
             level = DEFAULT_LEVEL
         chosen = named_level(level) if level is not None else None
         # What the bytes are picks the model of the level's statistics alone
-        # (text or not: StatisticsConfig.for_content) and, for a hybrid,
+        # (text, table or binary: StatisticsConfig.for_kind) and, for a hybrid,
         # whether the network runs. A hybrid mixes the level's own model: with
         # the network beside it, model 5 gains nothing on binaries (mapsdatazrh
         # +0.07% against model 1; docs/statistics.md, "Models 4 to 6").
         screen = race.Screen.of(data) if data is not None and chosen is not None else None
-        statistics = self._level_statistics(chosen, screen is None or screen.is_text)
+        statistics = self._level_statistics(chosen, "text" if screen is None else screen.kind)
         alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen) \
             if statistics is not None else None
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
@@ -218,7 +218,7 @@ class Settings:
     def _racing(self, chosen: Level, screen: race.Screen, length: int) -> StatisticsConfig:
         """The statistics alone that a hybrid of level `chosen` races: the
         level's model for what the bytes are, in file order, sized for them."""
-        return race.file_order(self._level_statistics(chosen, screen.is_text), length)
+        return race.file_order(self._level_statistics(chosen, screen.kind), length)
 
     def plan(self, length: int, data: bytes | None = None) -> Plan:
         """The Plan for `length` bytes; a FadeError for any choice that is
@@ -238,7 +238,7 @@ class Settings:
         numerics = choose_profile(device, self.native)
         batch = batch_size_for(length, self.batch_size, preset_name, device.type)
         # the hybrid mixes the level's own model (or statistics_model), whatever the bytes
-        mixing = self._level_statistics(chosen, True)
+        mixing = self._level_statistics(chosen, "text")
         threads = self.threads or default_threads(model, batch, torch.get_num_threads(),
                                                   mixing is not None and device.type == "cpu")
         if not 1 <= threads <= MAX_THREADS:

@@ -37,6 +37,12 @@ np.save(NPY, WAVE)
 # models 4 and 5 (fade 0.11, still format v8).
 RECORDS = b"".join(struct.pack("<IHhd", 1000 + 3 * i, i * i % 97, -7 * i, i / 8)
                    for i in range(64))
+# A delimited table (comma-separated: an id, a count, a signed value, a
+# label): text that levels fast, default and max code with statistics models
+# 7, 8 and 9 (fade 0.11, still format v8).
+TABLE = b"id,count,value,label\n" + b"".join(
+    b"%d,%d,%d,%s\n" % (1000 + 3 * i, i * i % 97, -7 * i, (b"north", b"south", b"east")[i % 3])
+    for i in range(48))
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -63,6 +69,9 @@ ARCHIVES = {
     # Level max from fade 0.11 (still format v8): statistics model 6.
     "statistics-max6": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
+    "statistics-table": (TABLE, dict(level="fast", method="statistics")),
+    "statistics-default-table": (TABLE, dict(level="default", method="statistics")),
+    "statistics-max-table": (TABLE, dict(level="max", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

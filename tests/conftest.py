@@ -38,7 +38,8 @@ def _pins() -> dict[str, frozenset[str]]:
 @functools.cache
 def _checked(path: Path) -> Path:
     """`path`, a corpus file, once it matches its pinned SHA-256 (else the test fails)."""
-    name = path.relative_to(CORPUS).as_posix()
+    root = CORPUS if path.is_relative_to(CORPUS) else IN_REPO_CORPUS
+    name = path.relative_to(root).as_posix()
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest not in _pins().get(name, ()):
         pytest.fail(f"test corpus file {path}: its SHA-256 {digest} is not pinned "
@@ -47,8 +48,12 @@ def _checked(path: Path) -> Path:
 
 
 def corpus_file(name: str) -> Path:
-    """The corpus file (or folder of files) `name`, checked against its pins."""
+    """The corpus file (or folder of files) `name`, checked against its pins:
+    from the full corpus beside the checkout where it is there, else from
+    tests/corpus (which also keeps files the full corpus lacks)."""
     path = CORPUS / name
+    if not path.exists() and (IN_REPO_CORPUS / name).exists():
+        path = IN_REPO_CORPUS / name
     if not path.exists():
         pytest.fail(f"test corpus missing: {path} (see tests/corpus/README.md)")
     if path.is_dir():

@@ -37,7 +37,7 @@ from fade.statistics.parts import MAX_CONTEXTS, active_contexts
 from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, decode_range,
                                        encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, FIXED_INPUTS,
-                                   INPUTS, final_sets, state_arrays)
+                                   INPUTS, final_sets, state_arrays, table_sets)
 
 
 class Tables(NamedTuple):
@@ -92,7 +92,8 @@ class Tables(NamedTuple):
         tables.coder[C_HIGH] = 0xFFFFFFFF
         sets = final_sets(parts)
         tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
-                                int(config.keyed), parts, sets, len(active), *active]
+                                int(config.keyed), parts, sets, table_sets(parts), len(active),
+                                *active]
         # The final mixer's weights, per c0: the average of the sets at first.
         tables.final[:] = 65536 // sets
         tables.run_map[:] = 1 << 31

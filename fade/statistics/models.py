@@ -5,8 +5,8 @@ its hash table's size per byte of input, the level that writes it today and
 for which bytes, and what it adds in words. The archive records a model by
 its number (its index here), so an entry never changes and never goes:
 older archives must decode. From this table come the header's limit on the
-model field (fade.config.STATISTICS_LIMITS), each level's model for bytes
-that are not text (StatisticsConfig.for_content), the table sizes
+model field (fade.config.STATISTICS_LIMITS), each level's model for each
+kind of bytes (text, tables, binary: StatisticsConfig.for_kind), the table sizes
 (StatisticsConfig.sized), the names in `fade -l`, the table in
 docs/statistics.md (`python -m fade.statistics.models` prints it; a test
 compares) and the models the tests code with.
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
-    F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TRIGRAM, F_WORDSET,
-    part_names)
+    F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
+    F_WORDSET, part_names)
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Model:
     parts: int  # bits of fade.statistics.parts
     base: int | None  # the model it extends (its parts and more), for the docs
     level: str  # the level that writes it (or wrote it, in older releases)
-    text: bool | None  # for text (True), other bytes (False) or both (None) at that level
+    kind: str | None  # what bytes it is for at that level (fade.race.Screen.kind); None: any
     use: str  # where it is used, and since when, in words
     adds: str  # what it adds to its base, in words
     slots_per_byte_bits: int = 2  # log2 of hash table slots a byte of input (sized)
@@ -50,12 +50,12 @@ _M2 = _M1 | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT | F_WORDSET
 _M3 = _M2 | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD
 
 MODELS: tuple[Model, ...] = (
-    Model(0, None, "fast", True, "`fast` (fade 0.6-0.7's only model)",
+    Model(0, None, "fast", "text", "`fast` (fade 0.6-0.7's only model)",
           "orders 1-4 and 6 hashed, the current word, order 1 direct, a match model (the last "
           "occurrence of the latest 6 bytes); two weight sets (by c0 and match length; by "
           "contexts found and bit position) averaged; two APMs (by c0; by the last byte and "
           "c0)"),
-    Model(_M1, 0, "default", True,
+    Model(_M1, 0, "default", "text",
           "`default`, text (alone from fade 0.11; mixed with the network at 0.8-0.10's "
           "default, and at 0.11's with `--method fade` or `--preset`)",
           "the current word with the previous one and with the one before that; bytes 2-3 "
@@ -76,11 +76,11 @@ MODELS: tuple[Model, ...] = (
           "byte with the third; bytes 3-4 back); two record contexts (the byte one record "
           "length back with the last byte, and with the byte two records back; the record "
           "length is found as paq8's record model does)", current=False),
-    Model(_BINARY, 0, "fast", False, "`fast`, bytes that are not text (fade 0.11)",
+    Model(_BINARY, 0, "fast", "binary", "`fast`, bytes that are not text (fade 0.11)",
           "model 1's bytes 2-3 back, model 3's sparse and record contexts, and two stride "
           "contexts (where the byte falls in 8, with the bytes 8 and 16 back; with the byte "
           "16 back and the last byte)"),
-    Model(_M1 | _BINARY, 1, "default", False,
+    Model(_M1 | _BINARY, 1, "default", "binary",
           "`default`, bytes that are not text (fade 0.11; its hybrid, where asked for, mixes "
           "model 1)", "the same sparse, record and stride contexts as model 4"),
     # lcet10.txt: -0.45% at 8 slots a byte against 2 (docs/statistics.md, "Models 4 to 6").
@@ -88,25 +88,45 @@ MODELS: tuple[Model, ...] = (
           "the stride contexts and two more weight sets (by the kinds of the last four "
           "bytes; by order 3, hashed); its tables hold 8 slots a byte (up to 2^24, 1 GiB)",
           slots_per_byte_bits=3),
+    Model(F_TABLE, 0, "fast", "table", "`fast`, delimited tables (fade 0.11)",
+          "three field contexts: the field's index with the place in it, the byte above "
+          "(the same field's in the row above) and the last byte; the field's index with its "
+          "bytes so far; the bytes of the field above with the place, the byte after the one "
+          "above and the last byte (the delimiter found as the bytes come); the weight set by "
+          "the field's index and the bit position in place of the one by contexts found"),
+    Model(_M1 | F_TABLE, 1, "default", "table", "`default`, delimited tables (fade 0.11)",
+          "the field contexts and weight set of model 7"),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE, 6, "max", "table",
+          "`max`, delimited tables (fade 0.11)", "the field contexts and weight set of model 7",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
 
-def level_model(level: str, text: bool) -> int | None:
-    """The model `level` codes `text` (or other bytes) with alone today, if
-    one is in the table for it."""
+def level_model(level: str, kind: str) -> int | None:
+    """The model `level` codes bytes of `kind` (fade.race.Screen.kind:
+    "text", "table", "binary") with alone today: the one for that kind,
+    else its model for any bytes, if the table has one."""
+    found = None
     for number, model in enumerate(MODELS):
-        if model.current and model.level == level and model.text in (text, None):
-            return number
-    return None
+        if model.current and model.level == level:
+            if model.kind == kind:
+                return number
+            if model.kind is None and found is None:
+                found = number
+    return found
 
 
-def for_content(number: int, text: bool) -> int:
-    """Model `number` where a level writes it for text, or that level's
-    model for bytes that are not text."""
-    if text or not 0 <= number < len(MODELS) or MODELS[number].text is not True:
+def for_kind(number: int, kind: str) -> int:
+    """The model that codes bytes of `kind` where model `number` is its
+    level's model for text or for any bytes today; else `number`."""
+    if not 0 <= number < len(MODELS):
         return number
-    return level_model(MODELS[number].level, False)
+    model = MODELS[number]
+    if not model.current or model.kind not in ("text", None):
+        return number
+    found = level_model(model.level, kind)
+    return number if found is None else found
 
 
 def model_level(number: int) -> str | None:

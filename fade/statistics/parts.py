@@ -36,7 +36,12 @@ BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
 # bytes 8 and 16 back; with the byte 16 back and the last byte): arrays of
 # 8-byte numbers, and machine code.
 STRIDE1, STRIDE2 = range(SHARED + KEYED + 15, SHARED + KEYED + 17)
-MAX_CONTEXTS = SHARED + KEYED + 17
+# Models 7 to 9's (delimited tables): the field's index with its place in the
+# field, the byte above it (in the same field of the row above) and the last
+# byte; the field's index with its bytes so far; the field above (its bytes)
+# with the place and the last byte.
+FIELD1, FIELD2, FIELD3 = range(SHARED + KEYED + 17, SHARED + KEYED + 20)
+MAX_CONTEXTS = SHARED + KEYED + 20
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -57,13 +62,15 @@ F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
 # by order 3 hashed) under the final mixer (with WORDSET's). Models 4 to 6:
 # STRIDE, the stride contexts.
 F_SETS4, F_STRIDE = 65536, 131072
+# TABLE: the field contexts of delimited text (fade.statistics.tables).
+F_TABLE = 262144
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
               F_TRIGRAM: "F_TRIGRAM", F_COLUMNS: "F_COLUMNS", F_SETS: "F_SETS",
               F_INDIRECT: "F_INDIRECT", F_WORDSET: "F_WORDSET", F_RUNS: "F_RUNS",
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
-              F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE"}
+              F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -73,7 +80,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (INDIRECT1, F_INDIRECT), (INDIRECT2, F_INDIRECT),
                      (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
                      (RECORD1, F_RECORD), (RECORD2, F_RECORD),
-                     (STRIDE1, F_STRIDE), (STRIDE2, F_STRIDE))
+                     (STRIDE1, F_STRIDE), (STRIDE2, F_STRIDE),
+                     (FIELD1, F_TABLE), (FIELD2, F_TABLE), (FIELD3, F_TABLE))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -25,11 +25,13 @@ from fade.statistics.contexts import byte_kind, general_contexts, note_byte, not
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import F_SETS, F_SETS4, F_WORDSET, KEYED, SHARED
+from fade.statistics.parts import F_SETS, F_SETS4, F_TABLE, F_WORDSET, KEYED, SHARED
 from fade.statistics.records import note_line, note_record, record_contexts
+from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, FIXED_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS,
-    P_ACTIVE, P_BITS, P_COUNT, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_SETS, S_BASE,
+    P_ACTIVE, P_BITS, P_COUNT, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_SETS, P_TABLE_SETS,
+    S_BASE, S_FIELD, TABLE_FIELDS,
     S_FOUND, S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE,
     S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10,
     WORD_SETS)
@@ -48,6 +50,8 @@ def _start_byte(tables, s, bits):
     parts = parameters[P_PARTS]
     general_contexts(scratch, streams, buffer, tables.followers, s, parts, parameters[P_KEYED])
     record_contexts(scratch, streams, buffer, s, parts)
+    if parts & F_TABLE:
+        field_contexts(scratch, streams, buffer, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         mask = (np.int64(1) << bits) - 1
@@ -166,6 +170,8 @@ def predict(tables, s, c0, bitpos, network):
         n += count
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
+    if parameters[P_PARTS] & F_TABLE:  # by the field's index, not the contexts found
+        set2 = parameters[P_TABLE_SETS] + min(streams[s, S_FIELD], TABLE_FIELDS - 1) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
     parts = parameters[P_PARTS]
     if parts & F_LAYERS:
@@ -314,6 +320,8 @@ def end_byte(tables, s, byte, bits, match_bits):
     streams[s, S_POSITION] += 1
     note_line(streams, s, byte)
     parts = parameters[P_PARTS]
+    if parts & F_TABLE:
+        note_field(streams, buffer, s, byte)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
     if parts & F_RECORD:

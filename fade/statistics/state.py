@@ -17,7 +17,7 @@ import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (F_APM3, F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4,
-                                   F_WORDSET, MAX_CONTEXTS, active_contexts)
+                                   F_TABLE, F_WORDSET, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -33,8 +33,9 @@ class StatisticsConfig(Protocol):
 
 
 # Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
+# P_TABLE_SETS, where F_TABLE's weight sets (by field and bit position) start;
 # then how many contexts are active, and their indices in input order.
-P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_COUNT = range(7)
+P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_COUNT = range(8)
 P_ACTIVE = P_COUNT + 1
 
 # Weight sets: by c0 and match (1024), by contexts found and bit position,
@@ -51,6 +52,8 @@ WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte 
 LAYER_SETS = 1024 + (MAX_CONTEXTS + 1) * 8  # where F_LAYERS' sets start: by the last byte
 MORE_SETS = LAYER_SETS + 2 * 256  # where F_SETS' start: by order 2, then by the match state
 SET5 = 4096  # order 2, hashed
+TABLE_FIELDS = 64  # F_TABLE: weight sets by the field's index (the last for all after it)
+TABLE_SETS = TABLE_FIELDS * 8  # ... and the bit position
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
 
@@ -82,7 +85,19 @@ S_RUN = S_FOUND + 6  # F_RUNS: each context's run entry index
 S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # and its predicted byte | count << 8 (-1: none)
 S_RECORD = S_RUN_BYTE + MAX_CONTEXTS  # F_RECORD: the record length found (0: none)
 S_RECORD_SEEN = S_RECORD + 1  # a distance << 16 | how many repeats in a row agreed on it
-S_FIELDS = S_RECORD + 2
+# F_TABLE (fade.statistics.tables): the delimiter found (0: none); the field's
+# index in its row, where it starts, its bytes so far (hashed); the same
+# field in the row above: where it starts and ends in the buffer (-1: none)
+# and its bytes (hashed); per candidate delimiter, its count in this row, in
+# the row before, and for how many rows in a row the two agreed.
+S_DELIMITER = S_RECORD + 2
+S_FIELD, S_FIELD_START, S_FIELD_HASH = S_DELIMITER + 1, S_DELIMITER + 2, S_DELIMITER + 3
+S_ABOVE_START, S_ABOVE_END, S_ABOVE_HASH = S_DELIMITER + 4, S_DELIMITER + 5, S_DELIMITER + 6
+CANDIDATES = 4  # tab, comma, semicolon, vertical bar
+S_COUNT = S_DELIMITER + 7
+S_COUNT_BEFORE = S_COUNT + CANDIDATES
+S_AGREED = S_COUNT_BEFORE + CANDIDATES
+S_FIELDS = S_AGREED + CANDIDATES
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -98,6 +113,11 @@ def table_bytes(bits: int) -> int:
 
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
+    return table_sets(parts) + (TABLE_SETS if parts & F_TABLE else 0)
+
+
+def table_sets(parts: int) -> int:
+    """Where F_TABLE's weight sets start: after every other set."""
     return (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
             + (WORD_SETS + 1024 if parts & F_WORDSET else 0)
             + (KIND_SETS + SET10 if parts & F_SETS4 else 0))

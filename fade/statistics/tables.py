@@ -1,0 +1,116 @@
+"""Contexts for delimited tables: a byte by its field, and the field above.
+
+A CSV or TSV file is rows of fields: what predicts a byte is which column
+it is in and what that column held in the row above, wherever the fields
+before it happen to end. The delimiter is found as the stream goes (of
+tab, comma, semicolon and vertical bar, the one whose count per row stays
+the same for two rows in a row, the most rows), so the decoder finds it
+from the same bytes; with none found, the contexts say nothing new.
+`field_contexts` hashes a stream's field contexts for its next byte;
+`note_field` keeps their state after each byte.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.parts import FIELD1, FIELD2, FIELD3
+from fade.statistics.state import (
+    CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
+    S_COUNT_BEFORE, S_DELIMITER, S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_LINE,
+    S_POSITION, SCRATCH_HASHES)
+
+_DELIMITERS = np.array([9, 44, 59, 124], dtype=np.int64)  # tab, comma, semicolon, bar
+_AGREE = 2  # rows in a row with the same count before a candidate is the delimiter
+
+
+@nb.njit(**INLINE)
+def field_contexts(scratch, streams, buffer, s):
+    """Hash stream s's field contexts for its next byte into the scratch."""
+    c1 = streams[s, S_HISTORY] & 255
+    field = min(streams[s, S_FIELD], 1023)
+    offset = min(streams[s, S_POSITION] - streams[s, S_FIELD_START], 255)
+    above = 256  # the byte above: past the field above's end, or no row above
+    after = 256
+    start = streams[s, S_ABOVE_START]
+    if start >= 0:
+        at = start + offset
+        if at < streams[s, S_ABOVE_END]:
+            above = np.int64(buffer[at])
+            if at + 1 < streams[s, S_ABOVE_END]:
+                after = np.int64(buffer[at + 1])
+    if streams[s, S_DELIMITER] == 0:
+        field = 1023  # no table found: the same contexts for every byte's field
+    key = (field << 8) | offset
+    scratch[SCRATCH_HASHES + FIELD1] = context_hash((key << 18) | (above << 9) | c1, 71)
+    scratch[SCRATCH_HASHES + FIELD2] = context_hash(streams[s, S_FIELD_HASH] * 1024 + field, 72)
+    scratch[SCRATCH_HASHES + FIELD3] = context_hash(
+        ((streams[s, S_ABOVE_HASH] * 256 + offset) * 512 + after) * 256 + c1, 73)
+
+
+@nb.njit(**INLINE)
+def note_field(streams, buffer, s, byte):
+    """After `byte` (note_line has run): the counts that find the delimiter,
+    the field's index, start and bytes, and the field above."""
+    base = streams[s, S_BASE]
+    here = streams[s, S_POSITION]  # the next byte's place
+    if byte == 10:
+        best = 0
+        most = _AGREE - 1
+        for k in range(CANDIDATES):
+            count = streams[s, S_COUNT + k]
+            if count > 0 and count == streams[s, S_COUNT_BEFORE + k]:
+                streams[s, S_AGREED + k] += 1
+            else:
+                streams[s, S_AGREED + k] = 0
+            streams[s, S_COUNT_BEFORE + k] = count
+            streams[s, S_COUNT + k] = 0
+            if streams[s, S_AGREED + k] > most:
+                most = streams[s, S_AGREED + k]
+                best = _DELIMITERS[k]
+        if best != 0 or streams[s, S_DELIMITER] == 0:
+            streams[s, S_DELIMITER] = best
+        streams[s, S_FIELD] = 0
+        streams[s, S_FIELD_START] = here
+        streams[s, S_FIELD_HASH] = 0
+        # the row just ended is the row above: its first field
+        _field_above(streams, buffer, s, base + streams[s, S_ABOVE], base + here - 1)
+        return
+    for k in range(CANDIDATES):
+        if byte == _DELIMITERS[k]:
+            streams[s, S_COUNT + k] += 1
+    if byte == streams[s, S_DELIMITER]:
+        streams[s, S_FIELD] += 1
+        streams[s, S_FIELD_START] = here
+        streams[s, S_FIELD_HASH] = 0
+        end = streams[s, S_ABOVE_END]
+        if streams[s, S_ABOVE_START] >= 0 and end < base + streams[s, S_LINE] - 1:
+            _field_above(streams, buffer, s, end + 1, base + streams[s, S_LINE] - 1)
+        else:  # the row above has no more fields
+            streams[s, S_ABOVE_START] = -1
+            streams[s, S_ABOVE_END] = -1
+            streams[s, S_ABOVE_HASH] = 0
+        return
+    streams[s, S_FIELD_HASH] = ((streams[s, S_FIELD_HASH] + byte + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
+
+
+@nb.njit(**INLINE)
+def _field_above(streams, buffer, s, start, limit):
+    """The field of the row above that starts at buffer[start], ending at the
+    next delimiter or at `limit` (the row's newline): where, and its bytes."""
+    delimiter = streams[s, S_DELIMITER]
+    if start < 0 or start > limit:
+        streams[s, S_ABOVE_START] = -1
+        streams[s, S_ABOVE_END] = -1
+        streams[s, S_ABOVE_HASH] = 0
+        return
+    end = start
+    h = np.int64(0)
+    while end < limit and (delimiter == 0 or buffer[end] != delimiter):
+        h = ((h + np.int64(buffer[end]) + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
+        end += 1
+    streams[s, S_ABOVE_START] = start
+    streams[s, S_ABOVE_END] = end
+    streams[s, S_ABOVE_HASH] = h
