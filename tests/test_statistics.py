@@ -155,9 +155,11 @@ def _lockstep(data: bytes, batch: int, probabilities=None, payload=None, model=0
     return coder.finish() if payload is None else out.tobytes()
 
 
-@pytest.mark.parametrize("model", [0, 1, 2, 3, 4, 5])
+@pytest.mark.parametrize("model", range(len(statistics.MODELS)))
 def test_lockstep_round_trips_with_and_without_a_network(model):
-    data = corpus_file("lcet10.txt").read_bytes()[:12_347]  # 7 sub-streams, uneven
+    # 7 sub-streams, uneven: of a book, or of a table for the table models
+    name = "umath-cos.csv" if statistics.MODELS[model].kind == "table" else "lcet10.txt"
+    data = corpus_file(name).read_bytes()[:12_347]
     batch = 7
     steps = -(-len(data) // batch)
     # A stand-in for the network: a float32 softmax of noise that favours the true
@@ -176,7 +178,8 @@ def test_lockstep_round_trips_with_and_without_a_network(model):
     mixed = _lockstep(data, batch, probabilities, model=model)
     assert _lockstep(data, batch, payload=alone, model=model) == data
     assert _lockstep(data, batch, probabilities, payload=mixed, model=model) == data
-    assert len(mixed) < 0.8 * len(alone)  # the informative input is used
+    # the informative input is used (less so where the statistics alone do well: a table)
+    assert len(mixed) < (0.9 if name == "umath-cos.csv" else 0.8) * len(alone)
 
 
 def test_non_finite_network_probabilities_are_damage():
