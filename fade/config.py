@@ -278,8 +278,8 @@ def network_runs(level: str | None, preset_given: bool, method: str, float_mode:
 LEVELS: dict[str, Level] = {
     # Statistics alone in file order, for speed: model 0, the fastest
     # statistics, with 256 MiB of tables (docs/results.md).
-    "fast": Level(StatisticsConfig(table_bits=22, match_bits=22, model=level_model("fast", "text")),
-                  None),
+    "fast": Level(StatisticsConfig(table_bits=22, match_bits=22,
+                                   model=level_model("fast", "text")), None),
     # Statistics alone in file order, model 1 (model 5 for bytes that are not
     # text), or the size floor where smaller: archives that decode with fade
     # alone on any CPU, at the statistics' speed. Asked for a network

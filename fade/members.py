@@ -34,7 +34,8 @@ from fade import frames
 from fade import single
 from fade.format.archive import PREFIX_SIZE, method_of, unpack
 from fade.format.container import FramesHeader
-from fade.format.headers import FLOATS, FRAMES, LEARNED, MAGIC, READABLE_VERSIONS, STATISTICS, Header
+from fade.format.headers import (FLOATS, FRAMES, LEARNED, MAGIC, READABLE_VERSIONS, STATISTICS,
+                                 Header)
 from fade.errors import CorruptArchiveError, FadeError, FormatError
 from fade.methods import METHODS, Reading
 from fade.profile import decoded_by

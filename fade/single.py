@@ -289,9 +289,9 @@ def compress(data: bytes, settings: Settings | None = None, *,
     coded by the level's statistics alone, with no network step, and a
     hybrid losing to them is stopped at the race's checkpoints (fade.race;
     `race_beside` False runs the race's passes before the hybrid instead of
-    beside it: less memory, more time, the same archive). With no level, model or preset, the default level
-    (config.DEFAULT_LEVEL) is used; a model or preset without a level runs
-    the network alone.
+    beside it: less memory, more time, the same archive). With no level,
+    model or preset, the default level (config.DEFAULT_LEVEL) is used; a
+    model or preset without a level runs the network alone.
 
     `model` or `preset` picks the network (default: the level's
     preset); `batch_size` defaults to `config.default_batch_size` for the

@@ -77,10 +77,10 @@ FILES = {
                              "8589325f8940883028bfebce87912d1a258aa9e02e9149f65a981685294fea25"),
     "elf_gdb.bin": (("file", "/usr/bin/gdb"), 0x200000, 1 << 20,
                     "e2f6e0723d6f88265f0be5fe3d851f531392810d5be3fc02fb82fbd5eb86f4b5"),
-    "rec_ip2location_db1.bin": (("git", "chrislim2888+IP2Location-Python",
-                                 "dbb2af0488b2865fc6a2106c8250460a292a7aaf",
-                                 "data/IP2LOCATION-LITE-DB1.BIN"), 524_352, 1_600_000,
-                                "2c1b8317c92119309d7b8d99d723d7be3970db9b9e3d0c949b834b1230b61c81"),
+    "rec_ip2location_db1.bin": (
+        ("git", "chrislim2888+IP2Location-Python", "dbb2af0488b2865fc6a2106c8250460a292a7aaf",
+         "data/IP2LOCATION-LITE-DB1.BIN"), 524_352, 1_600_000,
+        "2c1b8317c92119309d7b8d99d723d7be3970db9b9e3d0c949b834b1230b61c81"),
 }
 
 
