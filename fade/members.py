@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from fade import frames
 from fade import single
-from fade.format.archive import PREFIX_SIZE, method_of, unpack
+from fade.format.archive import PREFIX_SIZE, method_named, method_of, unpack
 from fade.format.container import FramesHeader
 from fade.format.headers import (FLOATS, FRAMES, LEARNED, MAGIC, READABLE_VERSIONS, STATISTICS,
                                  Header)
@@ -192,19 +192,12 @@ def _learned_frame_header(file, offset: int, header: FramesHeader) -> Header | N
     return None
 
 
-def _method(prefix: bytes) -> str | None:
-    try:
-        return method_of(prefix)
-    except FadeError:  # read_archive says what is wrong
-        return None
-
-
 def _plain_archive(file: BinaryIO, left: int) -> tuple[object, int, Header | None]:
     """The header and size of the archive (not frames) at `file`'s position,
     and the learned header its model runs with (None: none runs)."""
     start = file.tell()
     prefix = file.read(PREFIX_SIZE)
-    if left <= LAST_MEMBER_READ and prefix.startswith(MAGIC) and _method(prefix) == STATISTICS:
+    if left <= LAST_MEMBER_READ and method_named(prefix) == STATISTICS:
         file.seek(start)
         rest = file.read()
         with contextlib.suppress(FadeError):  # its stream's CRC-32 holds: the last archive

@@ -232,6 +232,17 @@ def test_damaged_compact_archives_fail_cleanly(tmp_path, compact_bytes, change, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.fade"]
 
 
+@pytest.mark.parametrize("size", [10, 11, 15])
+def test_listing_an_archive_cut_in_its_prefix_fails_cleanly(tmp_path, compact_bytes, size):
+    """`fade -l` of an archive cut inside its first bytes (the magic and
+    version only, and a little more): one line naming the truncation, as
+    decompressing it says, not an internal error."""
+    (tmp_path / "c.fade").write_bytes(compact_bytes[:size])
+    result = run_fade("-l", "c.fade", cwd=tmp_path)
+    assert result.returncode == 1
+    one_error_line(result, "c.fade", "truncated")
+
+
 def test_checksum_mismatch_removes_output(tmp_path, archive_bytes):
     # A well-formed archive whose decode is wrong: the seed is changed and the
     # header CRC recomputed, so only decoding can catch it: the SHA-256 check,

@@ -290,6 +290,18 @@ def method_of(blob: bytes) -> str:
     return method
 
 
+def method_named(prefix: bytes) -> str | None:
+    """The method `prefix` names where it is a whole archive prefix
+    (PREFIX_SIZE bytes, the magic number) naming a known one; else None
+    (unpack or fade.members.read_archive say what is wrong)."""
+    if len(prefix) < PREFIX_SIZE or not prefix.startswith(MAGIC):
+        return None
+    try:
+        return method_of(prefix)
+    except FadeError:
+        return None
+
+
 def _unpack_learned(blob: bytes, version: int) -> tuple[Header, bytes]:
     fixed, fields = legacy.fixed_layout(version)
     if len(blob) < fixed.size + U32.size:

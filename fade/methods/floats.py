@@ -14,10 +14,10 @@ import zlib
 
 from fade import floats
 from fade.device import resolve_device
-from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError
-from fade.format.archive import COMPACT_LAYOUT, PREFIX_SIZE, method_of, unpack
+from fade.errors import ChecksumMismatchError, CorruptArchiveError
+from fade.format.archive import COMPACT_LAYOUT, PREFIX_SIZE, method_named, unpack
 from fade.format.binary import U32, layout, sealed
-from fade.format.headers import FLOAT_FIELDS, FLOATS, MAGIC, SEGMENT_FIELDS, FloatHeader
+from fade.format.headers import FLOAT_FIELDS, FLOATS, SEGMENT_FIELDS, FloatHeader
 from fade.methods.compact import read_head
 
 
@@ -44,7 +44,7 @@ def read(source, prefix: bytes, version: int, method: str,
         streams = sum(row[3] for row in _SEGMENT.iter_unpack(
             head[COMPACT_LAYOUT.size + _TABLE.size:end]))
         return head + source.read(streams), None
-    if _is_floats(source.peek(PREFIX_SIZE)):
+    if method_named(source.peek(PREFIX_SIZE)) == FLOATS:
         raise CorruptArchiveError("a floats archive nests another floats archive")
     nested, planes = reading.nested(source)
     archive = head + nested
@@ -56,14 +56,6 @@ def read(source, prefix: bytes, version: int, method: str,
     if len(data) != size or zlib.crc32(data) != crc:
         raise ChecksumMismatchError(_DAMAGED)
     return archive, data
-
-
-def _is_floats(prefix: bytes) -> bool:
-    try:
-        return len(prefix) == PREFIX_SIZE and prefix.startswith(MAGIC) and \
-            method_of(prefix) == FLOATS
-    except FadeError:
-        return False
 
 
 def unpack_nested(payload: bytes):
