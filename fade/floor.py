@@ -72,6 +72,8 @@ DECOMPRESSORS = {
 # The methods the floor tries, ties to the earlier (cheaper to decode): "lzma"
 # is "xz"'s coder in a smaller container, so "xz" is written only when asked for.
 COMPACT_METHODS = ("stored", "deflate", "bzip2", "lzma")
+# Every compact method a decoder reads (xz too, which the floor no longer tries).
+DECODED_METHODS = ("stored", *DECOMPRESSORS)
 
 
 def order0_entropy(data: bytes) -> float:
@@ -167,13 +169,19 @@ def _inflate(method: str, stream: bytes, size: int) -> bytes:
 def decompress(header: CompactHeader, stream: bytes) -> bytes:
     """Decode a compact archive's stream; checks its length and CRC-32.
     Never holds more than the declared size plus one byte of output."""
-    data = _inflate(header.method, stream, header.original_size)
-    if len(data) > header.original_size:
+    return checked(_inflate(header.method, stream, header.original_size),
+                   header.original_size, header.original_crc32)
+
+
+def checked(data: bytes, size: int, crc: int) -> bytes:
+    """`data`, decoded from a compact archive that declares `size` bytes of
+    CRC-32 `crc`, once it is exactly that; CorruptArchiveError if not."""
+    if len(data) > size:
         raise CorruptArchiveError(f"archive is damaged: its stream holds more than the "
-                                  f"{header.original_size} bytes declared")
-    if len(data) < header.original_size:
+                                  f"{size} bytes declared")
+    if len(data) < size:
         raise CorruptArchiveError(f"archive is damaged or truncated: decoded {len(data)} of "
-                                  f"{header.original_size} bytes")
-    if zlib.crc32(data) != header.original_crc32:
+                                  f"{size} bytes")
+    if zlib.crc32(data) != crc:
         raise CorruptArchiveError("decoded data fails its CRC-32 (the archive is damaged)")
     return data

@@ -23,6 +23,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
+from fade.floor import DECODED_METHODS
 from fade.format.container import FramesHeader
 from fade.format.headers import (FLOATS, FRAMES, LEARNED, STATISTICS, CompactHeader, FloatHeader,
                                  Header, StatisticsHeader)
@@ -80,7 +81,7 @@ METHODS: dict[str, Method] = {
     STATISTICS: Method(StatisticsHeader, statistics.read, statistics.decode, statistics.listing),
     FLOATS: Method(FloatHeader, floats.read, floats.decode, floats.listing),
     FRAMES: Method(FramesHeader, None, None, _frames_listing),
-    **dict.fromkeys(("stored", "deflate", "bzip2", "xz", "lzma"), _COMPACT),
+    **dict.fromkeys(DECODED_METHODS, _COMPACT),
 }
 
 

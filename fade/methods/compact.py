@@ -10,10 +10,7 @@ finds, so the decoded bytes are kept. The other methods with this head
 
 from __future__ import annotations
 
-import zlib
-
 from fade import floor
-from fade.errors import CorruptArchiveError
 from fade.format.archive import COMPACT_LAYOUT
 from fade.format.headers import CompactHeader
 
@@ -38,12 +35,7 @@ def read(source, prefix: bytes, version: int, method: str, reading) -> tuple[byt
         return head + source.read(size), None
     stream, rest, data = floor.inflate(method, source.read_some, size)
     source.unread(rest)
-    if len(data) < size:
-        raise CorruptArchiveError(f"archive is damaged or truncated: decoded {len(data)} of "
-                                  f"{size} bytes")
-    if zlib.crc32(data) != crc:
-        raise CorruptArchiveError("decoded data fails its CRC-32 (the archive is damaged)")
-    return head + stream, data
+    return head + stream, floor.checked(data, size, crc)
 
 
 def decode(header: CompactHeader, payload: bytes, decoding) -> bytes:
