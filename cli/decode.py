@@ -9,15 +9,13 @@ import sys
 
 import fade
 from fade import frames
-from fade.format.archive import COMPACT_OVERHEAD, method_of
-from fade.format.binary import layout
-from fade.format.headers import COMPACT_FIELDS, LEARNED
+from fade.format.archive import COMPACT_LAYOUT, COMPACT_OVERHEAD, PREFIX_SIZE, method_named
+from fade.format.headers import LEARNED
 from fade.device import decode_device, environment_differences
 from fade.frames import check_archive, read_header
 from fade.lockstep import StepTimings
 from fade.config import coder_threads_for
-from fade.errors import FadeError, ReplayEnvironmentError
-from fade.format.archive import PREFIX_SIZE
+from fade.errors import ReplayEnvironmentError
 from fade.members import Source, each_archive, read_archive
 from fade.lazy import torch
 from fade.profile import NATIVE
@@ -27,20 +25,13 @@ from .files import (EXIT_INTERRUPTED, EXIT_OK, REPLAY_VARIABLE, STDIO,
 from .report import write_timings
 
 
-_COMPACT = layout(COMPACT_FIELDS)
-
-
 def _compact_size(head: bytes) -> int | None:
     """The original size a compact, statistics or floats archive's header
     holds (the progress bar's total); None for a learned archive, which
-    reports its own."""
-    try:
-        if len(head) < COMPACT_OVERHEAD or method_of(head) == LEARNED:
-            return None
-    except FadeError:
+    reports its own, or bytes that are no archive (read_archive says so)."""
+    if len(head) < COMPACT_OVERHEAD or method_named(head) in (None, LEARNED):
         return None
-    fields = dict(zip((name for name, _ in COMPACT_FIELDS), _COMPACT.unpack_from(head)))
-    return fields["original_size"]
+    return COMPACT_LAYOUT.unpack_from(head)[3]  # the original's size (COMPACT_FIELDS)
 
 
 class Decoder:
