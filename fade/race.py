@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 
 from fade import statistics
+from fade.statistics.parts import DELIMITERS
 from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
 from fade.errors import FadeError
 from fade.format.archive import pack_statistics
@@ -211,7 +212,8 @@ _TEXT_BYTES[[9, 10, 13]] = True
 # same number of one delimiter, at least once (a tab) or twice (a comma,
 # semicolon or vertical bar: prose and code use those singly). The
 # statistics' model for tables then codes it (fade.statistics.tables).
-TABLE_DELIMITERS = {9: 1, 44: 2, 59: 2, 124: 2}  # delimiter -> fewest a row
+# delimiter (fade.statistics.parts.DELIMITERS) -> the fewest a row
+TABLE_DELIMITERS = dict(zip(DELIMITERS, (1, 2, 2, 2)))
 TABLE_ROWS, MIN_TABLE_ROWS, TABLE_SHARE = 4096, 8, 0.8
 
 

@@ -41,6 +41,10 @@ STRIDE1, STRIDE2 = range(SHARED + KEYED + 15, SHARED + KEYED + 17)
 # byte; the field's index with its bytes so far; the field above (its bytes)
 # with the place and the last byte.
 FIELD1, FIELD2, FIELD3 = range(SHARED + KEYED + 17, SHARED + KEYED + 20)
+# The bytes that may delimit a table's fields: tab, comma, semicolon, vertical
+# bar (fade.statistics.tables finds which as the bytes come; fade.race.Screen
+# finds whether text is a table).
+DELIMITERS = (9, 44, 59, 124)
 MAX_CONTEXTS = SHARED + KEYED + 20
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three

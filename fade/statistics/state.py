@@ -16,8 +16,8 @@ from typing import Protocol
 import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
-from fade.statistics.parts import (F_APM3, F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4,
-                                   F_TABLE, F_WORDSET, MAX_CONTEXTS, active_contexts)
+from fade.statistics.parts import (DELIMITERS, F_APM3, F_INDIRECT, F_RECORD, F_RUNS, F_SETS,
+                                   F_SETS4, F_TABLE, F_WORDSET, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -93,7 +93,7 @@ S_RECORD_SEEN = S_RECORD + 1  # a distance << 16 | how many repeats in a row agr
 S_DELIMITER = S_RECORD + 2
 S_FIELD, S_FIELD_START, S_FIELD_HASH = S_DELIMITER + 1, S_DELIMITER + 2, S_DELIMITER + 3
 S_ABOVE_START, S_ABOVE_END, S_ABOVE_HASH = S_DELIMITER + 4, S_DELIMITER + 5, S_DELIMITER + 6
-CANDIDATES = 4  # tab, comma, semicolon, vertical bar
+CANDIDATES = len(DELIMITERS)  # tab, comma, semicolon, vertical bar
 S_COUNT = S_DELIMITER + 7
 S_COUNT_BEFORE = S_COUNT + CANDIDATES
 S_AGREED = S_COUNT_BEFORE + CANDIDATES

@@ -16,13 +16,13 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, context_hash
-from fade.statistics.parts import FIELD1, FIELD2, FIELD3
+from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3
 from fade.statistics.state import (
     CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
     S_COUNT_BEFORE, S_DELIMITER, S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_LINE,
     S_POSITION, SCRATCH_HASHES)
 
-_DELIMITERS = np.array([9, 44, 59, 124], dtype=np.int64)  # tab, comma, semicolon, bar
+_DELIMITERS = np.array(DELIMITERS, dtype=np.int64)
 _AGREE = 2  # rows in a row with the same count before a candidate is the delimiter
 
 
@@ -85,13 +85,10 @@ def note_field(streams, buffer, s, byte):
         streams[s, S_FIELD] += 1
         streams[s, S_FIELD_START] = here
         streams[s, S_FIELD_HASH] = 0
-        end = streams[s, S_ABOVE_END]
-        if streams[s, S_ABOVE_START] >= 0 and end < base + streams[s, S_LINE] - 1:
-            _field_above(streams, buffer, s, end + 1, base + streams[s, S_LINE] - 1)
-        else:  # the row above has no more fields
-            streams[s, S_ABOVE_START] = -1
-            streams[s, S_ABOVE_END] = -1
-            streams[s, S_ABOVE_HASH] = 0
+        # the next field above, where the one above ended at a delimiter
+        end, limit = streams[s, S_ABOVE_END], base + streams[s, S_LINE] - 1
+        _field_above(streams, buffer, s,
+                     end + 1 if streams[s, S_ABOVE_START] >= 0 and end < limit else -1, limit)
         return
     streams[s, S_FIELD_HASH] = ((streams[s, S_FIELD_HASH] + byte + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
 
@@ -99,7 +96,8 @@ def note_field(streams, buffer, s, byte):
 @nb.njit(**INLINE)
 def _field_above(streams, buffer, s, start, limit):
     """The field of the row above that starts at buffer[start], ending at the
-    next delimiter or at `limit` (the row's newline): where, and its bytes."""
+    next delimiter or at `limit` (the row's newline): where, and its bytes;
+    none where `start` is -1 (the row above has no more fields)."""
     delimiter = streams[s, S_DELIMITER]
     if start < 0 or start > limit:
         streams[s, S_ABOVE_START] = -1
