@@ -181,7 +181,7 @@ class StatisticsConfig:
     more weight sets; 3 adds each context's run, match-byte, sparse and
     record contexts. Each is smaller and slower than the one before
     (docs/statistics.md). 4 and 5 are 0 and 1 with sparse, record and
-    stride contexts, for bytes that are not text (`for_content`); 6 is 3
+    stride contexts, for bytes that are not text (`for_kind`); 6 is 3
     with stride contexts and two more weight sets; 7, 8 and 9 are 0, 1 and
     6 with field contexts, for delimited tables (`for_kind`)."""
 
@@ -197,10 +197,6 @@ class StatisticsConfig:
         which fade.statistics.Tables allocates them): exact, known before
         anything is built."""
         return state_bytes(self, streams, length)
-
-    def for_content(self, text: bool) -> "StatisticsConfig":
-        """These settings for bytes that are `text` or not: `for_kind`."""
-        return self.for_kind("text" if text else "binary")
 
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",

@@ -99,8 +99,7 @@ def main() -> None:
                            **({"model": model} if model else {"preset_name": args.preset}))
         layout = Layout(len(data), plan.batch, plan.groups)
         start = time.perf_counter()
-        config = race.file_order(plan.statistics.for_content(race.Screen.of(data).is_text),
-                                 len(data))
+        config = race.file_order(plan.statistics.for_kind(race.Screen.of(data).kind), len(data))
         referee = race.Race.start(race.alone_pass(data, config, None), data, layout,
                                   plan.statistics, tuple((f, 0.0) for f in FRACTIONS))
         alone = referee.alone()

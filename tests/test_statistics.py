@@ -362,7 +362,7 @@ def test_bytes_that_are_not_text_get_the_binary_models():
     assert single.plan(len(maps), maps, level="fast").alone.model == 4
     hybrid = single.plan(len(maps), maps, level="default", device="cpu", method="fade")
     assert hybrid.statistics.model == 1 and hybrid.screen is not None
-    assert hybrid.statistics.for_content(hybrid.screen.is_text).model == 5
+    assert hybrid.statistics.for_kind(hybrid.screen.kind).model == 5
     assert single.plan(len(maps), maps, level="default").alone.model == 5
     assert single.plan(len(book), book, level="fast").alone.model == 0
     assert single.plan(len(maps), level="fast").alone.model == 0  # no bytes, no screen
