@@ -237,6 +237,31 @@ def delimited(symbols: np.ndarray) -> bool:
     return False
 
 
+# Text is nucleotides (DNA or RNA, with or without FASTA headers and line
+# breaks) where, outside its header lines (> or ; first), at least BASE_SHARE
+# of the bytes other than line breaks are A, C, G, T or U (either case; N and
+# the other IUPAC letters make up the rest), and those bases are at least
+# half the bytes. The statistics' model for nucleotides then codes it
+# (fade.statistics.dna).
+BASE_SHARE = 0.9
+_BASES = np.zeros(256, dtype=bool)
+_BASES[list(b"ACGTUacgtu")] = True
+
+
+def nucleotides(symbols: np.ndarray) -> bool:
+    """Whether the bytes `symbols` are nucleotides (see above)."""
+    if len(symbols) == 0:
+        return False
+    newline = symbols == 10
+    line = np.concatenate(([0], np.cumsum(newline)[:-1]))  # each byte's line
+    starts = np.concatenate(([0], np.flatnonzero(newline) + 1))[:line[-1] + 1]
+    first = symbols[np.minimum(starts, len(symbols) - 1)]
+    header = ((first == 62) | (first == 59))[line]
+    sequence = ~header & ~newline & (symbols != 13)
+    bases = int((_BASES[symbols] & sequence).sum())
+    return bases >= BASE_SHARE * max(int(sequence.sum()), 1) and 2 * bases >= len(symbols)
+
+
 @dataclass(frozen=True)
 class Screen:
     """What the bytes say before any coding: their size and the share of
@@ -245,6 +270,7 @@ class Screen:
     length: int
     text: float  # share of printable ASCII, tab, CR, LF and valid UTF-8 sequences
     table: bool = False  # text in rows of delimited fields (`delimited`)
+    dna: bool = False  # text of nucleotides (`nucleotides`)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -255,7 +281,8 @@ class Screen:
             bad = data.decode("utf-8", errors="replace").count("\ufffd")
             text += max(0, high - 4 * bad)
         share = text / max(len(data), 1)
-        return cls(len(data), share, share >= TEXT_SHARE and delimited(symbols))
+        dna = share >= TEXT_SHARE and nucleotides(symbols)
+        return cls(len(data), share, share >= TEXT_SHARE and not dna and delimited(symbols), dna)
 
     @property
     def is_text(self) -> bool:
@@ -263,9 +290,11 @@ class Screen:
 
     @property
     def kind(self) -> str:
-        """"text", "table" or "binary": what picks a level's statistics
-        model (StatisticsConfig.for_kind)."""
-        return ("table" if self.table else "text") if self.is_text else "binary"
+        """"text", "table", "dna" or "binary": what picks a level's
+        statistics model (StatisticsConfig.for_kind)."""
+        if not self.is_text:
+            return "binary"
+        return "dna" if self.dna else "table" if self.table else "text"
 
     @property
     def network_may_pay(self) -> bool:
@@ -275,7 +304,8 @@ class Screen:
     def content(self) -> str:
         """What the bytes are, in words."""
         if self.is_text:
-            what = "a delimited table" if self.table else "text"
+            what = ("nucleotides" if self.dna else "a delimited table" if self.table
+                    else "text")
             return f"{what} ({self.text:.1%} of the bytes text)"
         return f"not text ({self.text:.1%} of the bytes text)"
 

@@ -43,6 +43,16 @@ RECORDS = b"".join(struct.pack("<IHhd", 1000 + 3 * i, i * i % 97, -7 * i, i / 8)
 TABLE = b"id,count,value,label\n" + b"".join(
     b"%d,%d,%d,%s\n" % (1000 + 3 * i, i * i % 97, -7 * i, (b"north", b"south", b"east")[i % 3])
     for i in range(48))
+# Nucleotides as FASTA (made up here: random bases, a stretch of them again
+# and its reverse complement, a soft-masked run and unknown bases, 60 to a
+# line): text that levels fast, default and max code with statistics models
+# 10, 11 and 12 (fade 0.11, still format v8).
+_BASES = bytes(np.frombuffer(b"ACGT", dtype=np.uint8)[
+    np.random.default_rng(11).integers(0, 4, 1500)])
+_STRAND = (_BASES + _BASES[200:500] + _BASES[600:900][::-1].translate(
+    bytes.maketrans(b"ACGT", b"TGCA")) + _BASES[:120].lower() + b"N" * 40)
+DNA = b">golden sequence, made up\n" + b"".join(
+    _STRAND[i:i + 60] + b"\n" for i in range(0, len(_STRAND), 60))
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -72,6 +82,9 @@ ARCHIVES = {
     "statistics-table": (TABLE, dict(level="fast", method="statistics")),
     "statistics-default-table": (TABLE, dict(level="default", method="statistics")),
     "statistics-max-table": (TABLE, dict(level="max", method="statistics")),
+    "statistics-dna": (DNA, dict(level="fast", method="statistics")),
+    "statistics-default-dna": (DNA, dict(level="default", method="statistics")),
+    "statistics-max-dna": (DNA, dict(level="max", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

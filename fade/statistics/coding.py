@@ -33,11 +33,12 @@ from fade.errors import CorruptArchiveError
 from fade.statistics.coder import CHECK_FIRST, flush, start_decoder
 from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
 from fade.statistics.models import MODEL_PARTS
-from fade.statistics.parts import MAX_CONTEXTS, active_contexts
+from fade.statistics.parts import F_DNA, F_RUNS, MAX_CONTEXTS, active_contexts
 from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, decode_range,
                                        encode_range)
-from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, FIXED_INPUTS,
-                                   INPUTS, final_sets, state_arrays, table_sets)
+from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
+                                   FIXED_INPUTS, INPUTS, dna_bits, dna_sets, final_sets,
+                                   state_arrays, table_sets)
 
 
 class Tables(NamedTuple):
@@ -69,6 +70,8 @@ class Tables(NamedTuple):
     runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length
     run_map: np.ndarray  # per context, (run length, expected bit) -> probability
     recent: np.ndarray  # F_RECORD: per stream, each byte value's last place
+    dna: np.ndarray  # F_DNA: the four bases' counts after each context, per order
+    dna_bases: np.ndarray  # F_DNA: each stream's bases in order
     coder: np.ndarray  # the range coder's C_ fields
 
     @classmethod
@@ -85,6 +88,9 @@ class Tables(NamedTuple):
         tables.match_map[:] = 1 << 31
         active, late, unkeyed = active_contexts(parts, config.keyed)
         _start_weights(tables.weights.reshape(-1, INPUTS), active, late, unkeyed)
+        if parts & F_DNA:  # the counts' inputs, after the contexts' (and their runs')
+            first = FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active)
+            tables.weights.reshape(-1, INPUTS)[:, first:first + DNA_INPUTS] = DNA_WEIGHT
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
         for apm in (tables.apm1, tables.apm2, tables.apm3):
             apm.reshape(-1, APM_KNOTS)[:] = knots
@@ -92,12 +98,16 @@ class Tables(NamedTuple):
         tables.coder[C_HIGH] = 0xFFFFFFFF
         sets = final_sets(parts)
         tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
-                                int(config.keyed), parts, sets, table_sets(parts), len(active),
+                                int(config.keyed), parts, sets, table_sets(parts),
+                                dna_sets(parts), dna_bits(config.table_bits), len(active),
                                 *active]
         # The final mixer's weights, per c0: the average of the sets at first.
         tables.final[:] = 65536 // sets
         tables.run_map[:] = 1 << 31
         return tables
+
+
+DNA_WEIGHT = 8192  # F_DNA: each count input's weight at first (1/8)
 
 
 def _start_weights(weights: np.ndarray, active: list[int], late: list[int],

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fade.statistics.parts import (
-    F_APM3, F_BIGRAM, F_COLUMNS, F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
+    F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, part_names)
 
@@ -99,13 +99,26 @@ MODELS: tuple[Model, ...] = (
     Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE, 6, "max", "table",
           "`max`, delimited tables (fade 0.11)", "the field contexts and weight set of model 7",
           slots_per_byte_bits=3),
+    Model(F_DNA, 0, "fast", "dna", "`fast`, nucleotides (fade 0.11)",
+          "the history as bases (line breaks, headers and other bytes skipped); three contexts "
+          "(the place in the line with the line before's width; the last 12 and 20 bases with "
+          "the letter case); an input per order of 1 to 24 bases from counts of the four bases "
+          "learned on both strands (inverted repeats); the weight set by the high orders seen, "
+          "the line's end and headers in place of the one by contexts found"),
+    Model(_M1 | F_DNA, 1, "default", "dna", "`default`, nucleotides (fade 0.11)",
+          "the nucleotide contexts, counts and weight set of model 10"),
+    # Model 6's many contexts say nothing more on bases (0.1-0.2% larger than model 11 on
+    # two genomes): max adds model 2's weight sets (by order 2, by the match) instead.
+    Model(_M1 | F_SETS | F_DNA, 11, "max", "dna", "`max`, nucleotides (fade 0.11)",
+          "two more weight sets under the final mixer (model 2's: by order 2, hashed; by the "
+          "match state)"),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
 
 def level_model(level: str, kind: str) -> int | None:
     """The model `level` codes bytes of `kind` (fade.race.Screen.kind:
-    "text", "table", "binary") with alone today: the one for that kind,
+    "text", "table", "dna", "binary") with alone today: the one for that kind,
     else its model for any bytes, if the table has one."""
     found = None
     for number, model in enumerate(MODELS):

@@ -45,7 +45,18 @@ FIELD1, FIELD2, FIELD3 = range(SHARED + KEYED + 17, SHARED + KEYED + 20)
 # bar (fade.statistics.tables finds which as the bytes come; fade.race.Screen
 # finds whether text is a table).
 DELIMITERS = (9, 44, 59, 124)
-MAX_CONTEXTS = SHARED + KEYED + 20
+# Models 10 to 12's (nucleotides, fade.statistics.dna): the place in the line
+# with the line before's width (line breaks at a fixed width), and of the
+# shared contexts only orders 1 and 2 (the bytes say little on bases) ...
+DNA_LINE = SHARED + KEYED + 20
+DNA_SHARED = 2
+# ... and one input each for these orders (in bases, with line breaks,
+# headers and other bytes skipped): counts of the four bases after each
+# context, learned from both strands (the inverted repeats), as the GeCo
+# compressors do.
+DNA_ORDERS = (2, 3, 4, 6, 8, 11, 12, 16, 20)
+DNA_DIRECT = 11  # orders up to this are tables of 4^order entries; higher ones hashed
+MAX_CONTEXTS = SHARED + KEYED + 21
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -68,13 +79,16 @@ F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
 F_SETS4, F_STRIDE = 65536, 131072
 # TABLE: the field contexts of delimited text (fade.statistics.tables).
 F_TABLE = 262144
+# DNA: the nucleotide contexts and counts (fade.statistics.dna).
+F_DNA = 524288
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
               F_TRIGRAM: "F_TRIGRAM", F_COLUMNS: "F_COLUMNS", F_SETS: "F_SETS",
               F_INDIRECT: "F_INDIRECT", F_WORDSET: "F_WORDSET", F_RUNS: "F_RUNS",
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
-              F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE"}
+              F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
+              F_DNA: "F_DNA"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -85,14 +99,16 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (EXPECTED, F_EXPECTED), (SPARSE2, F_SPARSE2), (SPARSE3, F_SPARSE2),
                      (RECORD1, F_RECORD), (RECORD2, F_RECORD),
                      (STRIDE1, F_STRIDE), (STRIDE2, F_STRIDE),
-                     (FIELD1, F_TABLE), (FIELD2, F_TABLE), (FIELD3, F_TABLE))
+                     (FIELD1, F_TABLE), (FIELD2, F_TABLE), (FIELD3, F_TABLE),
+                     (DNA_LINE, F_DNA))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
     """The contexts a model with `parts` feeds the mixer, in input order
-    (shared, the parts' own, then keyed ones if `keyed`); the places in that
+    (shared, but orders 1 and 2 alone with F_DNA; the parts' own; then keyed
+    ones if `keyed`); the places in that
     order of the contexts from model 2 on; and how many come before the keyed."""
-    active = list(range(SHARED))
+    active = list(range(DNA_SHARED if parts & F_DNA else SHARED))
     late = []
     for index, part in OPTIONAL_CONTEXTS:
         if parts & part:

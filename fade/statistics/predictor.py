@@ -25,13 +25,15 @@ from fade.statistics.contexts import byte_kind, general_contexts, note_byte, not
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import F_SETS, F_SETS4, F_TABLE, F_WORDSET, KEYED, SHARED
+from fade.statistics.parts import F_DNA, F_SETS, F_SETS4, F_TABLE, F_WORDSET, KEYED, SHARED
 from fade.statistics.records import note_line, note_record, record_contexts
 from fade.statistics.tables import field_contexts, note_field
+from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.state import (
-    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, FIXED_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS,
-    P_ACTIVE, P_BITS, P_COUNT, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_SETS, P_TABLE_SETS,
-    S_BASE, S_FIELD, TABLE_FIELDS,
+    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, KIND_SETS, LAYER_SETS,
+    MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE,
+    P_SETS, P_TABLE_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_LINE,
+    TABLE_FIELDS,
     S_FOUND, S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE,
     S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10,
     WORD_SETS)
@@ -46,12 +48,14 @@ def _start_byte(tables, s, bits):
     """Hash stream s's contexts for its next byte and find their slots (first
     nibble); with F_RUNS, each context's run entry."""
     nodes, streams, buffer, scratch = tables.nodes, tables.streams, tables.buffer, tables.scratch
-    parameters, runs = tables.parameters, tables.runs
+    parameters, runs, dna = tables.parameters, tables.runs, tables.dna
     parts = parameters[P_PARTS]
     general_contexts(scratch, streams, buffer, tables.followers, s, parts, parameters[P_KEYED])
     record_contexts(scratch, streams, buffer, s, parts)
     if parts & F_TABLE:
         field_contexts(scratch, streams, buffer, s)
+    if parts & F_DNA:
+        dna_contexts(scratch, streams, dna, parameters, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         mask = (np.int64(1) << bits) - 1
@@ -168,10 +172,21 @@ def predict(tables, s, c0, bitpos, network):
                     streams[s, S_RUN_BYTE + i] = -1
             n += 1
         n += count
+    if parameters[P_PARTS] & F_DNA:  # the counts of bases, an input per order (code_byte's)
+        n += DNA_INPUTS
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
     if parameters[P_PARTS] & F_TABLE:  # by the field's index, not the contexts found
         set2 = parameters[P_TABLE_SETS] + min(streams[s, S_FIELD], TABLE_FIELDS - 1) * 8 + bitpos
+    elif parameters[P_PARTS] & F_DNA:  # by the high orders seen, the line's end, a header,
+        width = streams[s, S_DNA_WIDTH]  # the last two bases; set 1 by c0 and the matches
+        ends = 1 if width > 0 and streams[s, S_POSITION] - streams[s, S_LINE] >= width else 0
+        longest = max(streams[s, S_DNA_LENGTH], streams[s, S_DNA_LENGTH + 1])
+        matched = 0 if longest == 0 else (1 if longest < 32 else 2)
+        select = ((min(streams[s, S_DNA_HITS], 7) * 2 + ends) * 2 + streams[s, S_DNA_HEADER]) * 16
+        select += streams[s, S_DNA_HISTORY] & 15
+        set1 = c0 * 4 + matched
+        set2 = parameters[P_DNA_SETS] + select * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
     parts = parameters[P_PARTS]
     if parts & F_LAYERS:
@@ -220,6 +235,8 @@ def predict(tables, s, c0, bitpos, network):
     p2 = (apm2[a2] * (4096 - weight) + apm2[a2 + 1] * weight) >> 12
     if parts & F_APM3:
         row = context_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
+        if parts & F_DNA:  # by the last 8 bases
+            row = context_hash(streams[s, S_DNA_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
         a3 = row * APM_KNOTS + knot
         p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
         scratch[18] = a3 if weight < 2048 else a3 + 1
@@ -313,7 +330,7 @@ def end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
     match_table, streams, buffer = tables.match_table, tables.streams, tables.buffer
     known, parameters, followers = tables.known, tables.parameters, tables.followers
-    runs, recent = tables.runs, tables.recent
+    runs, recent, dna, dna_bases = tables.runs, tables.recent, tables.dna, tables.dna_bases
     position = streams[s, S_BASE] + streams[s, S_POSITION]
     buffer[position] = byte
     known[position] = 1
@@ -322,6 +339,8 @@ def end_byte(tables, s, byte, bits, match_bits):
     parts = parameters[P_PARTS]
     if parts & F_TABLE:
         note_field(streams, buffer, s, byte)
+    if parts & F_DNA:
+        note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
     if parts & F_RECORD:
@@ -347,7 +366,7 @@ def end_byte(tables, s, byte, bits, match_bits):
         else:
             streams[s, S_MATCH_LEN] = 0
     done = streams[s, S_POSITION]
-    if done >= MATCH_MIN:
+    if done >= MATCH_MIN and not parts & F_DNA:  # (6 bytes of bases place nothing)
         h = streams[s, S_HISTORY] & 0xFFFFFFFFFFFF
         slot = context_hash(h, 99) & ((np.int64(1) << match_bits) - 1)
         if streams[s, S_MATCH_LEN] == 0:
@@ -391,9 +410,17 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
     """Code one byte of stream s: encode `byte` into `stream`, or decode and
     return it. `distribution`: the network's 256 integer weights, or empty."""
     scratch, parameters, coder = tables.scratch, tables.parameters, tables.coder
+    streams, inputs, dna, dna_bases = tables.streams, tables.inputs, tables.dna, tables.dna_bases
+    match_map = tables.match_map
     bits = parameters[P_BITS]
+    parts = parameters[P_PARTS]
+    # F_DNA: the counts' inputs, after the contexts' (and their runs'), are
+    # found here, where the arrays are bound once a byte, not in predict
+    first = FIXED_INPUTS + (4 if parts & F_RUNS else 2) * parameters[P_COUNT]
     c0 = np.int64(1)
     for bitpos in range(8):
+        if parts & F_DNA:
+            dna_inputs(inputs, first, streams, dna, dna_bases, match_map, s, c0, bitpos)
         network = 0
         if distribution.shape[0] == 256:
             network = network_bits(distribution, c0, bitpos)
@@ -401,6 +428,8 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         node = scratch[SCRATCH_NODE]
         bit = code_bit(coder, stream, (byte >> (7 - bitpos)) & 1, p, decoding)
         update(tables, s, c0, bitpos, bit, node)
+        if parts & F_DNA:
+            dna_learn(match_map, streams, s, bit)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             _second_nibble(tables, s, bits, c0)

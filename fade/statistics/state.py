@@ -16,8 +16,9 @@ from typing import Protocol
 import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
-from fade.statistics.parts import (DELIMITERS, F_APM3, F_INDIRECT, F_RECORD, F_RUNS, F_SETS,
-                                   F_SETS4, F_TABLE, F_WORDSET, MAX_CONTEXTS, active_contexts)
+from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA,
+                                   F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
+                                   F_WORDSET, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -34,8 +35,10 @@ class StatisticsConfig(Protocol):
 
 # Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
 # P_TABLE_SETS, where F_TABLE's weight sets (by field and bit position) start;
+# P_DNA_SETS, where F_DNA's; P_DNA_BITS, log2 of each hashed count table's entries;
 # then how many contexts are active, and their indices in input order.
-P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_COUNT = range(8)
+(P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_DNA_SETS, P_DNA_BITS,
+ P_COUNT) = range(10)
 P_ACTIVE = P_COUNT + 1
 
 # Weight sets: by c0 and match (1024), by contexts found and bit position,
@@ -54,6 +57,12 @@ MORE_SETS = LAYER_SETS + 2 * 256  # where F_SETS' start: by order 2, then by the
 SET5 = 4096  # order 2, hashed
 TABLE_FIELDS = 64  # F_TABLE: weight sets by the field's index (the last for all after it)
 TABLE_SETS = TABLE_FIELDS * 8  # ... and the bit position
+# F_DNA: weight sets by the high orders' contexts seen (0-7), whether the line
+# may end here, whether in a header line, the last two bases, and the bit
+# position (and the first set by c0 and the matches: none, short, long).
+DNA_SETS = 8 * 2 * 2 * 16 * 8
+DNA_MATCHES = 2  # F_DNA: the match on this strand and on the other
+DNA_INPUTS = len(DNA_ORDERS) + DNA_MATCHES  # an input per order of counts, and per match
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
 
@@ -67,7 +76,8 @@ SCRATCH_HASHES = 48
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
-INPUTS = 4 * MAX_CONTEXTS + FIXED_INPUTS  # and (F_RUNS) two more per context
+# and (F_RUNS) two more per context, and (F_DNA) the counts' inputs
+INPUTS = 4 * MAX_CONTEXTS + FIXED_INPUTS + DNA_INPUTS
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
@@ -97,7 +107,22 @@ CANDIDATES = len(DELIMITERS)  # tab, comma, semicolon, vertical bar
 S_COUNT = S_DELIMITER + 7
 S_COUNT_BEFORE = S_COUNT + CANDIDATES
 S_AGREED = S_COUNT_BEFORE + CANDIDATES
-S_FIELDS = S_AGREED + CANDIDATES
+# F_DNA (fade.statistics.dna): the last 31 bases, 2 bits each, newest lowest
+# (A, C, G, T: 0-3); the complements of the last 31, newest highest (the
+# other strand's contexts); bases seen; the last base's letter case (0 or
+# 32); whether the line is a header (> or ;); the line before's length; the
+# high orders' contexts seen before; each order's count entry; per match (on
+# this strand, on the other), the base it points at in Tables.dna_bases, its
+# length (0: none) and the entry of Tables.match_map for the current bit (-1:
+# none).
+S_DNA = S_AGREED + CANDIDATES
+S_DNA_HISTORY, S_DNA_REVERSE, S_DNA_BASES, S_DNA_CASE = S_DNA, S_DNA + 1, S_DNA + 2, S_DNA + 3
+S_DNA_HEADER, S_DNA_WIDTH, S_DNA_HITS = S_DNA + 4, S_DNA + 5, S_DNA + 6
+S_DNA_ENTRY = S_DNA + 7
+S_DNA_POINTER = S_DNA_ENTRY + len(DNA_ORDERS)
+S_DNA_LENGTH = S_DNA_POINTER + DNA_MATCHES
+S_DNA_MAP = S_DNA_LENGTH + DNA_MATCHES
+S_FIELDS = S_DNA_MAP + DNA_MATCHES
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -113,7 +138,26 @@ def table_bytes(bits: int) -> int:
 
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
+    return dna_sets(parts) + (DNA_SETS if parts & F_DNA else 0)
+
+
+def dna_sets(parts: int) -> int:
+    """Where F_DNA's weight sets start: after F_TABLE's."""
     return table_sets(parts) + (TABLE_SETS if parts & F_TABLE else 0)
+
+
+def dna_bits(table_bits: int) -> int:
+    """log2 of each hashed count table's entries (F_DNA): half as many as
+    the hash table has slots (4 bytes each against 64), at least 2^16."""
+    return max(16, table_bits - 1)
+
+
+def dna_entries(parts: int, table_bits: int) -> int:
+    """F_DNA's count tables' entries in all: 4^order for each direct
+    order, 2^dna_bits for each hashed one (1 without F_DNA)."""
+    if not parts & F_DNA:
+        return 1
+    return sum(4 ** k if k <= DNA_DIRECT else 1 << dna_bits(table_bits) for k in DNA_ORDERS)
 
 
 def table_sets(parts: int) -> int:
@@ -166,6 +210,10 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("runs", (slots if parts & F_RUNS else 1,), np.int64),
         ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
         ("recent", (streams if parts & F_RECORD else 1, RECENT), np.int64),  # F_RECORD
+        # F_DNA: the four bases' counts (8 bits each) after each context, per order.
+        ("dna", (dna_entries(parts, config.table_bits),), np.uint32),
+        # F_DNA: each stream's bases (0-3) in order, from its place in the buffer.
+        ("dna_bases", (length if parts & F_DNA else 1,), np.uint8),
         ("coder", (C_FIELDS,), np.int64),  # the C_ fields
     ]
 
