@@ -406,21 +406,34 @@ def network_bits(distribution, c0, bitpos):
 
 
 @nb.njit(**JIT)
+def _dna_bit(tables, s, c0, bitpos):
+    """F_DNA: the counts' and matches' inputs for stream s's next bit, after
+    the contexts' (and their runs'). Apart from predict, so that the models
+    without them bind none of their arrays: in predict, binding one more
+    array slowed every model (docs/statistics.md, "Models 10 to 12")."""
+    parameters = tables.parameters
+    first = FIXED_INPUTS + (4 if parameters[P_PARTS] & F_RUNS else 2) * parameters[P_COUNT]
+    dna_inputs(tables.inputs, first, tables.streams, tables.dna, tables.dna_bases,
+               tables.match_map, s, c0, bitpos)
+
+
+@nb.njit(**JIT)
+def _dna_learned(tables, s, bit):
+    """F_DNA: the matches' probabilities learn stream s's bit."""
+    dna_learn(tables.match_map, tables.streams, s, bit)
+
+
+@nb.njit(**JIT)
 def code_byte(tables, stream, s, byte, distribution, decoding):
     """Code one byte of stream s: encode `byte` into `stream`, or decode and
     return it. `distribution`: the network's 256 integer weights, or empty."""
     scratch, parameters, coder = tables.scratch, tables.parameters, tables.coder
-    streams, inputs, dna, dna_bases = tables.streams, tables.inputs, tables.dna, tables.dna_bases
-    match_map = tables.match_map
     bits = parameters[P_BITS]
     parts = parameters[P_PARTS]
-    # F_DNA: the counts' inputs, after the contexts' (and their runs'), are
-    # found here, where the arrays are bound once a byte, not in predict
-    first = FIXED_INPUTS + (4 if parts & F_RUNS else 2) * parameters[P_COUNT]
     c0 = np.int64(1)
     for bitpos in range(8):
         if parts & F_DNA:
-            dna_inputs(inputs, first, streams, dna, dna_bases, match_map, s, c0, bitpos)
+            _dna_bit(tables, s, c0, bitpos)
         network = 0
         if distribution.shape[0] == 256:
             network = network_bits(distribution, c0, bitpos)
@@ -429,7 +442,7 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         bit = code_bit(coder, stream, (byte >> (7 - bitpos)) & 1, p, decoding)
         update(tables, s, c0, bitpos, bit, node)
         if parts & F_DNA:
-            dna_learn(match_map, streams, s, bit)
+            _dna_learned(tables, s, bit)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             _second_nibble(tables, s, bits, c0)
