@@ -262,6 +262,22 @@ def nucleotides(symbols: np.ndarray) -> bool:
     return bases >= BASE_SHARE * max(int(sequence.sum()), 1) and 2 * bases >= len(symbols)
 
 
+# Bytes that are not text are x86 machine code where calls and jumps (E8 or
+# E9, then a 32-bit distance whose top byte is 00 or FF: within 16 MiB either
+# way) make up at least CALL_SHARE of the bytes, and at least CALL_FIT of
+# the E8 and E9 bytes start one (in other bytes, one in 128 would). The
+# statistics' model for machine code then codes the distances as addresses
+# (fade.statistics.x86).
+CALL_SHARE, CALL_FIT = 0.01, 0.75
+
+
+def machine_code(symbols: np.ndarray) -> bool:
+    """Whether the bytes `symbols` are x86 machine code (see above)."""
+    calls = np.flatnonzero((symbols[:-4] & 0xFE) == 0xE8)
+    near = int(np.isin(symbols[calls + 4], (0, 0xFF)).sum())
+    return near >= CALL_SHARE * len(symbols) and near >= CALL_FIT * max(len(calls), 1)
+
+
 @dataclass(frozen=True)
 class Screen:
     """What the bytes say before any coding: their size and the share of
@@ -271,6 +287,7 @@ class Screen:
     text: float  # share of printable ASCII, tab, CR, LF and valid UTF-8 sequences
     table: bool = False  # text in rows of delimited fields (`delimited`)
     dna: bool = False  # text of nucleotides (`nucleotides`)
+    x86: bool = False  # bytes that are not text: x86 machine code (`machine_code`)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -281,8 +298,10 @@ class Screen:
             bad = data.decode("utf-8", errors="replace").count("\ufffd")
             text += max(0, high - 4 * bad)
         share = text / max(len(data), 1)
-        dna = share >= TEXT_SHARE and nucleotides(symbols)
-        return cls(len(data), share, share >= TEXT_SHARE and not dna and delimited(symbols), dna)
+        if share < TEXT_SHARE:
+            return cls(len(data), share, x86=len(symbols) > 4 and machine_code(symbols))
+        dna = nucleotides(symbols)
+        return cls(len(data), share, not dna and delimited(symbols), dna)
 
     @property
     def is_text(self) -> bool:
@@ -290,10 +309,10 @@ class Screen:
 
     @property
     def kind(self) -> str:
-        """"text", "table", "dna" or "binary": what picks a level's
-        statistics model (StatisticsConfig.for_kind)."""
+        """"text", "table", "dna", "x86" or "binary": what picks a
+        level's statistics model (StatisticsConfig.for_kind)."""
         if not self.is_text:
-            return "binary"
+            return "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "text"
 
     @property
@@ -307,7 +326,8 @@ class Screen:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
                     else "text")
             return f"{what} ({self.text:.1%} of the bytes text)"
-        return f"not text ({self.text:.1%} of the bytes text)"
+        what = "x86 machine code" if self.x86 else "not text"
+        return f"{what} ({self.text:.1%} of the bytes text)"
 
     def __str__(self) -> str:
         """What the bytes are, and whether the network may pay on them."""

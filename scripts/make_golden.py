@@ -53,6 +53,13 @@ _STRAND = (_BASES + _BASES[200:500] + _BASES[600:900][::-1].translate(
     bytes.maketrans(b"ACGT", b"TGCA")) + _BASES[:120].lower() + b"N" * 40)
 DNA = b">golden sequence, made up\n" + b"".join(
     _STRAND[i:i + 60] + b"\n" for i in range(0, len(_STRAND), 60))
+# x86-64 code as bytes (made up here: a function's prologue, calls to three
+# targets and jumps back, between them register moves), which levels fast
+# and default code with statistics models 13 and 14, the calls' distances as
+# addresses (fade 0.11, still format v8).
+CODE = b"".join(b"\x55\x48\x89\xe5" + struct.pack("<Bi", 0xE8, (4096, 8192, -2048)[i % 3] - 5 * i)
+                + b"\x48\x89\xc7" + struct.pack("<Bi", 0xE9, -16 * i) + b"\x90" * (i % 4)
+                for i in range(160))
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -85,6 +92,8 @@ ARCHIVES = {
     "statistics-dna": (DNA, dict(level="fast", method="statistics")),
     "statistics-default-dna": (DNA, dict(level="default", method="statistics")),
     "statistics-max-dna": (DNA, dict(level="max", method="statistics")),
+    "statistics-x86": (CODE, dict(level="fast", method="statistics")),
+    "statistics-default-x86": (CODE, dict(level="default", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -33,7 +33,8 @@ from fade.errors import CorruptArchiveError
 from fade.statistics.coder import CHECK_FIRST, flush, start_decoder
 from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
 from fade.statistics.models import MODEL_PARTS
-from fade.statistics.parts import F_DNA, F_RUNS, MAX_CONTEXTS, active_contexts
+from fade.statistics.x86 import e8e9
+from fade.statistics.parts import F_DNA, F_E8E9, F_RUNS, MAX_CONTEXTS, active_contexts
 from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, decode_range,
                                        encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
@@ -155,6 +156,8 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     tables = Tables.build(config, 1, len(data))
     begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
+    if MODEL_PARTS[config.model] & F_E8E9:
+        source = e8e9(source, True)
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
     marks = np.asarray(marks, dtype=np.int64)
     bits = np.zeros(len(marks), dtype=np.int64)
@@ -204,6 +207,8 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
+    if MODEL_PARTS[config.model] & F_E8E9:
+        out = e8e9(out, False)
     return out.tobytes(), used
 
 

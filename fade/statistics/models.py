@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fade.statistics.parts import (
-    F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
+    F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
+    F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, part_names)
 
@@ -112,6 +113,11 @@ MODELS: tuple[Model, ...] = (
     Model(_M1 | F_SETS | F_DNA, 11, "max", "dna", "`max`, nucleotides (fade 0.11)",
           "two more weight sets under the final mixer (model 2's: by order 2, hashed; by the "
           "match state)"),
+    Model(_BINARY | F_E8E9, 4, "fast", "x86", "`fast`, x86 machine code (fade 0.11)",
+          "calls' and jumps' distances (after E8 and E9) coded as their targets' addresses, "
+          "in file order"),
+    Model(_M1 | _BINARY | F_E8E9, 5, "default", "x86", "`default`, x86 machine code (fade 0.11)",
+          "the addresses of model 13"),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 

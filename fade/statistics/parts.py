@@ -81,6 +81,9 @@ F_SETS4, F_STRIDE = 65536, 131072
 F_TABLE = 262144
 # DNA: the nucleotide contexts and counts (fade.statistics.dna).
 F_DNA = 524288
+# E8E9: x86 calls' and jumps' distances coded as addresses (fade.statistics.x86),
+# in file order (the lockstep codes the bytes as they are, for the network).
+F_E8E9 = 1048576
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -88,7 +91,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_INDIRECT: "F_INDIRECT", F_WORDSET: "F_WORDSET", F_RUNS: "F_RUNS",
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
-              F_DNA: "F_DNA"}
+              F_DNA: "F_DNA", F_E8E9: "F_E8E9"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
