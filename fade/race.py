@@ -241,15 +241,17 @@ def delimited(symbols: np.ndarray) -> bool:
 # breaks) where, outside its header lines (> or ; first), at least BASE_SHARE
 # of the bytes other than line breaks are A, C, G, T or U (either case; N and
 # the other IUPAC letters make up the rest), and those bases are at least
-# half the bytes. The statistics' model for nucleotides then codes it
+# half the bytes, in its first BASE_SAMPLE bytes (a line's index per byte
+# takes 8 bytes each). The statistics' model for nucleotides then codes it
 # (fade.statistics.dna).
-BASE_SHARE = 0.9
+BASE_SHARE, BASE_SAMPLE = 0.9, 1 << 20
 _BASES = np.zeros(256, dtype=bool)
 _BASES[list(b"ACGTUacgtu")] = True
 
 
 def nucleotides(symbols: np.ndarray) -> bool:
     """Whether the bytes `symbols` are nucleotides (see above)."""
+    symbols = symbols[:BASE_SAMPLE]
     if len(symbols) == 0:
         return False
     newline = symbols == 10
