@@ -183,7 +183,9 @@ class StatisticsConfig:
     (docs/statistics.md). 4 and 5 are 0 and 1 with sparse, record and
     stride contexts, for bytes that are not text (`for_kind`); 6 is 3
     with stride contexts and two more weight sets; 7, 8 and 9 are 0, 1 and
-    6 with field contexts, for delimited tables (`for_kind`)."""
+    6 with field contexts, for delimited tables; 10, 11 and 12 read
+    nucleotides as bases (fade.statistics.dna); 13 and 14 are 4 and 5
+    coding x86 calls' distances as addresses (`for_kind`)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -200,13 +202,14 @@ class StatisticsConfig:
 
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
-        "table" or "binary"): a level's model for text or for any bytes
+        "table", "dna", "x86" or "binary"): a level's model for text or for any bytes
         becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): models 0 and 1 code bytes that are
         not text with models 4 and 5, which add the contexts that pay on
         machine code, records and images and cost text speed
-        (docs/statistics.md, "Models 4 to 6"), and delimited tables with
-        models 7 and 8 (model 6 with 9), which add field contexts."""
+        (docs/statistics.md, "Models 4 to 6"), delimited tables with
+        models 7 and 8 (model 6 with 9), which add field contexts,
+        nucleotides with 10 and 11 (6 with 12) and x86 code with 13 and 14."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -184,7 +184,7 @@ class Settings:
             level = DEFAULT_LEVEL
         chosen = named_level(level) if level is not None else None
         # What the bytes are picks the model of the level's statistics alone
-        # (text, table or binary: StatisticsConfig.for_kind) and, for a hybrid,
+        # (text, table, dna, x86, binary: StatisticsConfig.for_kind) and, for a hybrid,
         # whether the network runs. A hybrid mixes the level's own model: with
         # the network beside it, model 5 gains nothing on binaries (mapsdatazrh
         # +0.07% against model 1; docs/statistics.md, "Models 4 to 6").

@@ -6,7 +6,8 @@ for which bytes, and what it adds in words. The archive records a model by
 its number (its index here), so an entry never changes and never goes:
 older archives must decode. From this table come the header's limit on the
 model field (fade.config.STATISTICS_LIMITS), each level's model for each
-kind of bytes (text, tables, binary: StatisticsConfig.for_kind), the table sizes
+kind of bytes (text, tables, nucleotides, x86 code, binary:
+StatisticsConfig.for_kind), the table sizes
 (StatisticsConfig.sized), the names in `fade -l`, the table in
 docs/statistics.md (`python -m fade.statistics.models` prints it; a test
 compares) and the models the tests code with.
