@@ -94,6 +94,7 @@ ARCHIVES = {
     "statistics-max-dna": (DNA, dict(level="max", method="statistics")),
     "statistics-x86": (CODE, dict(level="fast", method="statistics")),
     "statistics-default-x86": (CODE, dict(level="default", method="statistics")),
+    "statistics-max-x86": (CODE, dict(level="max", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -526,9 +526,9 @@ def test_the_call_transform_reverses_on_any_bytes():
 def test_x86_code_gets_the_x86_models_and_they_pay(tmp_path):
     """race.Screen finds numpy's compiled code to be x86 machine code (on an
     x86-64 machine), and compressed bytes, map data and text not; levels
-    fast and default code it with models 13 and 14, the calls' distances as
-    addresses, smaller than with models 4 and 5, and it decodes in a fresh
-    process."""
+    fast, default and max code it with models 13, 14 and 15, the calls'
+    distances as addresses, smaller than with models 4, 5 and 6, and it
+    decodes in a fresh process."""
     code = _machine_code()
     for name in ("edge/compressed_file", "mapsdatazrh", "alice29.txt"):
         assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "x86"
@@ -536,7 +536,7 @@ def test_x86_code_gets_the_x86_models_and_they_pay(tmp_path):
         assert fade.decompress(fade.compress(code, level="fast")) == code
         return
     assert race.Screen.of(code).kind == "x86"
-    for level, model, binary_model in (("fast", 13, 4), ("default", 14, 5)):
+    for level, model, binary_model in (("fast", 13, 4), ("default", 14, 5), ("max", 15, 6)):
         archive = fade.compress(code, level=level, method="statistics")
         assert fade.read_header(archive).statistics.model == model
         as_bytes = fade.compress(code, level=level, method="statistics",

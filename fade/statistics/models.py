@@ -119,6 +119,9 @@ MODELS: tuple[Model, ...] = (
           "in file order"),
     Model(_M1 | _BINARY | F_E8E9, 5, "default", "x86", "`default`, x86 machine code (fade 0.11)",
           "the addresses of model 13"),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9, 6, "max", "x86",
+          "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
+          "the addresses of model 13", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
