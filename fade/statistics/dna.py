@@ -219,7 +219,10 @@ def _matches(streams, dna_bases, match_table, parameters, s, base, at, history, 
                 if length < _MATCH_START:
                     length = 0
             pointer += 1 if which == 0 else -1
-            if pointer < start:
+            # (in the lockstep a match may run into another stream's place,
+            # not coded yet: zeros there, alike for both coders; never past
+            # the buffer)
+            if pointer < start or pointer >= dna_bases.shape[0]:
                 length = 0
             streams[s, S_DNA_POINTER + which] = pointer
             streams[s, S_DNA_LENGTH + which] = length
