@@ -237,16 +237,16 @@ def delimited(symbols: np.ndarray) -> bool:
     return False
 
 
-# Text is nucleotides (DNA or RNA, with or without FASTA headers and line
-# breaks) where, outside its header lines (> or ; first), at least BASE_SHARE
-# of the bytes other than line breaks are A, C, G, T or U (either case; N and
-# the other IUPAC letters make up the rest), and those bases are at least
-# half the bytes, in its first BASE_SAMPLE bytes (a line's index per byte
-# takes 8 bytes each). The statistics' model for nucleotides then codes it
-# (fade.statistics.dna).
+# Text is nucleotides (DNA, with or without FASTA headers and line breaks)
+# where, outside its header lines (> or ; first), at least BASE_SHARE of the
+# bytes other than line breaks are A, C, G or T (either case; N and the other
+# IUPAC letters make up the rest; RNA's U is not a base to the model), and
+# those bases are at least half the bytes, in its first BASE_SAMPLE bytes (a
+# line's index per byte takes 8 bytes each). The statistics' model for
+# nucleotides then codes it (fade.statistics.dna).
 BASE_SHARE, BASE_SAMPLE = 0.9, 1 << 20
 _BASES = np.zeros(256, dtype=bool)
-_BASES[list(b"ACGTUacgtu")] = True
+_BASES[list(b"ACGTacgt")] = True
 
 
 def nucleotides(symbols: np.ndarray) -> bool:
