@@ -89,8 +89,9 @@ class Tables(NamedTuple):
         tables.match_map[:] = 1 << 31
         active, late, unkeyed = active_contexts(parts, config.keyed)
         _start_weights(tables.weights.reshape(-1, INPUTS), active, late, unkeyed)
-        if parts & F_DNA:  # the counts' inputs, after the contexts' (and their runs')
-            first = FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active)
+        # F_DNA's inputs: after the contexts' (and their runs')
+        first = FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active)
+        if parts & F_DNA:
             tables.weights.reshape(-1, INPUTS)[:, first:first + DNA_INPUTS] = DNA_WEIGHT
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
         for apm in (tables.apm1, tables.apm2, tables.apm3):
@@ -100,8 +101,8 @@ class Tables(NamedTuple):
         sets = final_sets(parts)
         tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
                                 int(config.keyed), parts, sets, table_sets(parts),
-                                dna_sets(parts), dna_bits(config.table_bits), len(active),
-                                *active]
+                                dna_sets(parts), dna_bits(config.table_bits), first,
+                                len(active), *active]
         # The final mixer's weights, per c0: the average of the sets at first.
         tables.final[:] = 65536 // sets
         tables.run_map[:] = 1 << 31

@@ -31,13 +31,11 @@ from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, KIND_SETS, LAYER_SETS,
-    MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE,
-    P_SETS, P_TABLE_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH,
-    S_DNA_WIDTH, S_FIELD, S_LINE,
-    TABLE_FIELDS,
-    S_FOUND, S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE,
-    S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10,
-    WORD_SETS)
+    MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS, P_KEYED, P_MATCH_BITS,
+    P_PARTS, P_RATE, P_SETS, P_TABLE_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS,
+    S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_LENGTH, S_LINE, S_MATCH_LEN,
+    S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS,
+    SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -412,10 +410,8 @@ def _dna_bit(tables, s, c0, bitpos):
     the contexts' (and their runs'). Apart from predict, so that the models
     without them bind none of their arrays: in predict, binding one more
     array slowed every model (docs/statistics.md, "Models 10 to 12")."""
-    parameters = tables.parameters
-    first = FIXED_INPUTS + (4 if parameters[P_PARTS] & F_RUNS else 2) * parameters[P_COUNT]
-    dna_inputs(tables.inputs, first, tables.streams, tables.dna, tables.dna_bases,
-               tables.match_map, s, c0, bitpos)
+    dna_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams, tables.dna,
+               tables.dna_bases, tables.match_map, s, c0, bitpos)
 
 
 @nb.njit(**JIT)

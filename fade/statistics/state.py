@@ -36,9 +36,10 @@ class StatisticsConfig(Protocol):
 # Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
 # P_TABLE_SETS, where F_TABLE's weight sets (by field and bit position) start;
 # P_DNA_SETS, where F_DNA's; P_DNA_BITS, log2 of each hashed count table's entries;
+# P_DNA_INPUT, where F_DNA's mixer inputs start (after the contexts' and their runs');
 # then how many contexts are active, and their indices in input order.
 (P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_DNA_SETS, P_DNA_BITS,
- P_COUNT) = range(10)
+ P_DNA_INPUT, P_COUNT) = range(11)
 P_ACTIVE = P_COUNT + 1
 
 # Weight sets: by c0 and match (1024), by contexts found and bit position,
