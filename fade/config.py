@@ -185,7 +185,8 @@ class StatisticsConfig:
     with stride contexts and two more weight sets; 7, 8 and 9 are 0, 1 and
     6 with field contexts, for delimited tables; 10, 11 and 12 read
     nucleotides as bases (fade.statistics.dna); 13, 14 and 15 are 4, 5
-    and 6 coding x86 calls' distances as addresses (`for_kind`)."""
+    and 6 coding x86 calls' distances as addresses, and 16, 17 and 18
+    (`for_kind`) parse the instructions too (fade.statistics.x86)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -209,8 +210,8 @@ class StatisticsConfig:
         machine code, records and images and cost text speed
         (docs/statistics.md, "Models 4 to 6"), delimited tables with
         models 7 and 8 (model 6 with 9), which add field contexts,
-        nucleotides with 10 and 11 (6 with 12) and x86 code with 13 and 14
-        (6 with 15)."""
+        nucleotides with 10 and 11 (6 with 12) and x86 code with 16 and 17
+        (6 with 18)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -268,8 +268,8 @@ def nucleotides(symbols: np.ndarray) -> bool:
 # E9, then a 32-bit distance whose top byte is 00 or FF: within 16 MiB either
 # way) make up at least CALL_SHARE of the bytes, and at least CALL_FIT of
 # the E8 and E9 bytes start one (in other bytes, one in 128 would). The
-# statistics' model for machine code then codes the distances as addresses
-# (fade.statistics.x86).
+# statistics' model for machine code then parses the instructions and codes
+# the distances as addresses (fade.statistics.x86).
 CALL_SHARE, CALL_FIT = 0.01, 0.75
 
 

@@ -33,13 +33,13 @@ from fade.errors import CorruptArchiveError
 from fade.statistics.coder import CHECK_FIRST, flush, start_decoder
 from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
 from fade.statistics.models import MODEL_PARTS
-from fade.statistics.x86 import e8e9
-from fade.statistics.parts import F_DNA, F_E8E9, F_RUNS, MAX_CONTEXTS, active_contexts
+from fade.statistics.x86 import from_addresses, to_addresses
+from fade.statistics.parts import F_DNA, F_RUNS, MAX_CONTEXTS, active_contexts
 from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, decode_range,
                                        encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
                                    FIXED_INPUTS, INPUTS, dna_bits, dna_sets, final_sets,
-                                   state_arrays, table_sets)
+                                   state_arrays, table_sets, x86_sets)
 
 
 class Tables(NamedTuple):
@@ -102,6 +102,7 @@ class Tables(NamedTuple):
         tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
                                 int(config.keyed), parts, sets, table_sets(parts),
                                 dna_sets(parts), dna_bits(config.table_bits), first,
+                                x86_sets(parts),
                                 len(active), *active]
         # The final mixer's weights, per c0: the average of the sets at first.
         tables.final[:] = 65536 // sets
@@ -157,8 +158,7 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     tables = Tables.build(config, 1, len(data))
     begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
-    if MODEL_PARTS[config.model] & F_E8E9:
-        source = e8e9(source, True)
+    source = to_addresses(source, MODEL_PARTS[config.model])
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
     marks = np.asarray(marks, dtype=np.int64)
     bits = np.zeros(len(marks), dtype=np.int64)
@@ -208,8 +208,7 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
-    if MODEL_PARTS[config.model] & F_E8E9:
-        out = e8e9(out, False)
+    out = from_addresses(out, MODEL_PARTS[config.model])
     return out.tobytes(), used
 
 

@@ -25,7 +25,7 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, part_names)
+    F_WORDSET, F_X86, part_names)
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,38 @@ MODELS: tuple[Model, ...] = (
     Model(_M1 | F_SETS | F_DNA, 11, "max", "dna", "`max`, nucleotides (fade 0.11)",
           "two more weight sets under the final mixer (model 2's: by order 2, hashed; by the "
           "match state)"),
-    Model(_BINARY | F_E8E9, 4, "fast", "x86", "`fast`, x86 machine code (fade 0.11)",
+    Model(_BINARY | F_E8E9, 4, "fast", "x86",
+          "`fast`, x86 machine code (a development build of fade 0.11)",
           "calls' and jumps' distances (after E8 and E9) coded as their targets' addresses, "
-          "in file order"),
-    Model(_M1 | _BINARY | F_E8E9, 5, "default", "x86", "`default`, x86 machine code (fade 0.11)",
-          "the addresses of model 13"),
+          "in file order", current=False),
+    Model(_M1 | _BINARY | F_E8E9, 5, "default", "x86",
+          "`default`, x86 machine code (a development build of fade 0.11)",
+          "the addresses of model 13", current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9, 6, "max", "x86",
+          "`max`, x86 machine code (a development build of fade 0.11)",
+          "the addresses of model 13", slots_per_byte_bits=3, current=False),
+    # The stride contexts say little on code beside the instruction contexts (0.3% larger
+    # and 0.07% smaller on two libraries without them) and cost 6% of fast's speed; the
+    # runs pay at the default (-1.5%, -2.0%) for a quarter of its speed (docs/statistics.md,
+    # "Models 16 to 18").
+    Model((_BINARY & ~F_STRIDE) | F_E8E9 | F_X86, 13, "fast", "x86",
+          "`fast`, x86 machine code (fade 0.11)",
+          "the instructions parsed as they come (prefixes, opcode, ModRM, SIB, displacement, "
+          "immediate): four contexts (the place in the instruction with its opcode and "
+          "ModRM mode; its bytes so far with the opcode before; the place with the two "
+          "opcodes before and the ModRM before; with the four opcodes before), the weight set by "
+          "the place in the instruction in place of the one by contexts found; RIP-relative "
+          "displacements coded as the addresses they point at; no stride contexts"),
+    Model(_M1 | _BINARY | F_RUNS | F_E8E9 | F_X86, 14, "default", "x86",
+          "`default`, x86 machine code (fade 0.11)",
+          "the instruction contexts, weight set and addresses of model 16; the weight set by "
+          "the opcode and the place in place of the one by the byte before, the third APM by "
+          "the opcode, the place and the last byte; model 3's runs (two more inputs per "
+          "context)"),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9 | F_X86, 15, "max", "x86",
           "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
-          "the addresses of model 13", slots_per_byte_bits=3),
+          "the instruction contexts, weight sets, APM and addresses of model 17",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 

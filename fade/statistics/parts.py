@@ -56,7 +56,13 @@ DNA_SHARED = 2
 # compressors do.
 DNA_ORDERS = (2, 3, 4, 6, 8, 11, 12, 16, 20)
 DNA_DIRECT = 11  # orders up to this are tables of 4^order entries; higher ones hashed
-MAX_CONTEXTS = SHARED + KEYED + 21
+# Models 16 to 18's (x86 machine code as instructions, fade.statistics.x86):
+# where the byte falls in its instruction (prefix, opcode, ModRM, SIB,
+# displacement, immediate; how many bytes of it are left) with the opcode
+# and the ModRM's mode; the instruction's bytes so far with the opcode
+# before; and with the whole instruction before.
+X86_PLACE, X86_SEQUENCE, X86_BEFORE, X86_WHOLE = range(SHARED + KEYED + 21, SHARED + KEYED + 25)
+MAX_CONTEXTS = SHARED + KEYED + 25
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -84,6 +90,8 @@ F_DNA = 524288
 # E8E9: x86 calls' and jumps' distances coded as addresses (fade.statistics.x86),
 # in file order (the lockstep codes the bytes as they are, for the network).
 F_E8E9 = 1048576
+# X86: the instruction contexts and weight set (fade.statistics.x86).
+F_X86 = 2097152
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -91,7 +99,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_INDIRECT: "F_INDIRECT", F_WORDSET: "F_WORDSET", F_RUNS: "F_RUNS",
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
-              F_DNA: "F_DNA", F_E8E9: "F_E8E9"}
+              F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -103,7 +111,9 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (RECORD1, F_RECORD), (RECORD2, F_RECORD),
                      (STRIDE1, F_STRIDE), (STRIDE2, F_STRIDE),
                      (FIELD1, F_TABLE), (FIELD2, F_TABLE), (FIELD3, F_TABLE),
-                     (DNA_LINE, F_DNA))
+                     (DNA_LINE, F_DNA),
+                     (X86_PLACE, F_X86), (X86_SEQUENCE, F_X86), (X86_BEFORE, F_X86),
+                     (X86_WHOLE, F_X86))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

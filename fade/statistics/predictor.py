@@ -25,17 +25,19 @@ from fade.statistics.contexts import byte_kind, general_contexts, note_byte, not
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import F_DNA, F_SETS, F_SETS4, F_TABLE, F_WORDSET, KEYED, SHARED
+from fade.statistics.parts import (F_DNA, F_SETS, F_SETS4, F_TABLE, F_WORDSET, F_X86, KEYED,
+                                   SHARED)
 from fade.statistics.records import note_line, note_record, record_contexts
 from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
+from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, KIND_SETS, LAYER_SETS,
     MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS, P_KEYED, P_MATCH_BITS,
-    P_PARTS, P_RATE, P_SETS, P_TABLE_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS,
-    S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_LENGTH, S_LINE, S_MATCH_LEN,
-    S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS,
-    SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS)
+    P_PARTS, P_RATE, P_SETS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY,
+    S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_LENGTH, S_LINE,
+    S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS,
+    SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -55,6 +57,8 @@ def _start_byte(tables, s, bits):
         field_contexts(scratch, streams, buffer, s)
     if parts & F_DNA:
         dna_contexts(scratch, streams, dna, parameters, s)
+    if parts & F_X86:
+        x86_contexts(scratch, streams, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         mask = (np.int64(1) << bits) - 1
@@ -186,6 +190,8 @@ def predict(tables, s, c0, bitpos, network):
         select += streams[s, S_DNA_HISTORY] & 15
         set1 = c0 * 4 + matched
         set2 = parameters[P_DNA_SETS] + select * 8 + bitpos
+    elif parameters[P_PARTS] & F_X86:  # by the place in the instruction
+        set2 = parameters[P_X86_SETS] + x86_set(streams, s) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
     parts = parameters[P_PARTS]
     if parts & F_LAYERS:
@@ -193,6 +199,8 @@ def predict(tables, s, c0, bitpos, network):
         # final mixer of the four outputs, its weights chosen by c0.
         set3 = LAYER_SETS + last
         set4 = LAYER_SETS + 256 + ((streams[s, S_HISTORY] >> 8) & 255)
+        if parts & F_X86:  # by the opcode and the place in the instruction instead
+            set4 = parameters[P_X86_SETS] + X86_PLACE_SETS + x86_opcode_set(streams, s)
         _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
         if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
             set5 = MORE_SETS + (context_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
@@ -236,6 +244,9 @@ def predict(tables, s, c0, bitpos, network):
         row = context_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
         if parts & F_DNA:  # by the last 8 bases
             row = context_hash(streams[s, S_DNA_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
+        elif parts & F_X86:  # by the opcode, the place in the instruction, the last byte
+            row = context_hash((x86_opcode_set(streams, s) << 8) | last, c0)
+            row &= (1 << APM3_BITS) - 1
         a3 = row * APM_KNOTS + knot
         p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
         scratch[18] = a3 if weight < 2048 else a3 + 1
@@ -340,6 +351,8 @@ def end_byte(tables, s, byte, bits, match_bits):
         note_field(streams, buffer, s, byte)
     if parts & F_DNA:
         note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
+    if parts & F_X86:
+        note_x86(streams, s, byte)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
     if parts & F_RECORD:

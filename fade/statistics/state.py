@@ -18,7 +18,7 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA,
                                    F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_WORDSET, MAX_CONTEXTS, active_contexts)
+                                   F_WORDSET, F_X86, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -37,9 +37,10 @@ class StatisticsConfig(Protocol):
 # P_TABLE_SETS, where F_TABLE's weight sets (by field and bit position) start;
 # P_DNA_SETS, where F_DNA's; P_DNA_BITS, log2 of each hashed count table's entries;
 # P_DNA_INPUT, where F_DNA's mixer inputs start (after the contexts' and their runs');
-# then how many contexts are active, and their indices in input order.
+# P_X86_SETS, where F_X86's weight sets start; then how many contexts are
+# active, and their indices in input order.
 (P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_DNA_SETS, P_DNA_BITS,
- P_DNA_INPUT, P_COUNT) = range(11)
+ P_DNA_INPUT, P_X86_SETS, P_COUNT) = range(12)
 P_ACTIVE = P_COUNT + 1
 
 # Weight sets: by c0 and match (1024), by contexts found and bit position,
@@ -64,6 +65,12 @@ TABLE_SETS = TABLE_FIELDS * 8  # ... and the bit position
 DNA_SETS = 8 * 2 * 2 * 16 * 8
 DNA_MATCHES = 2  # F_DNA: the match on this strand and on the other
 DNA_INPUTS = len(DNA_ORDERS) + DNA_MATCHES  # an input per order of counts, and per match
+# F_X86: weight sets by the place in the instruction (fade.statistics.x86's
+# steps), the bytes left in its field (0-7) and the bit position.
+X86_STEPS = 9
+X86_PLACE_SETS = X86_STEPS * 8 * 8
+# ... then (F_LAYERS) by the opcode (map and byte) and the step.
+X86_SETS = X86_PLACE_SETS + 1024 * X86_STEPS
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
 
@@ -123,7 +130,19 @@ S_DNA_ENTRY = S_DNA + 7
 S_DNA_POINTER = S_DNA_ENTRY + len(DNA_ORDERS)
 S_DNA_LENGTH = S_DNA_POINTER + DNA_MATCHES
 S_DNA_MAP = S_DNA_LENGTH + DNA_MATCHES
-S_FIELDS = S_DNA_MAP + DNA_MATCHES
+# F_X86 (fade.statistics.x86): what the next byte is in its instruction (a
+# step), the bytes left in its field, the immediate's bytes still to come
+# after the ModRM (minus its size: by the ModRM's reg field; in a VEX
+# prefix, its opcode map) and the prefixes seen; the instruction: its
+# opcode (prefixes << 10 | map << 8 | opcode), ModRM (256 + the byte; 0:
+# none yet) and bytes so far (hashed); the last four opcodes (12 bits each:
+# map, byte, 66 and REX.W; newest lowest) and the last three ModRMs (9 bits
+# each).
+S_X86 = S_DNA_MAP + DNA_MATCHES
+S_X86_STEP, S_X86_LEFT, S_X86_IMMEDIATE, S_X86_PREFIXES = S_X86, S_X86 + 1, S_X86 + 2, S_X86 + 3
+S_X86_OPCODE, S_X86_MODRM, S_X86_BYTES = S_X86 + 4, S_X86 + 5, S_X86 + 6
+S_X86_OPCODES, S_X86_MODRMS = S_X86 + 7, S_X86 + 8
+S_FIELDS = S_X86 + 9
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -139,6 +158,11 @@ def table_bytes(bits: int) -> int:
 
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
+    return x86_sets(parts) + (X86_SETS if parts & F_X86 else 0)
+
+
+def x86_sets(parts: int) -> int:
+    """Where F_X86's weight sets start: after F_DNA's."""
     return dna_sets(parts) + (DNA_SETS if parts & F_DNA else 0)
 
 
