@@ -186,7 +186,8 @@ class StatisticsConfig:
     6 with field contexts, for delimited tables; 10, 11 and 12 read
     nucleotides as bases (fade.statistics.dna); 13, 14 and 15 are 4, 5
     and 6 coding x86 calls' distances as addresses, and 16, 17 and 18
-    (`for_kind`) parse the instructions too (fade.statistics.x86)."""
+    (`for_kind`) parse the instructions too (fade.statistics.x86); 19 and
+    20 are 4 and 5 with column contexts and a second record length."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -206,7 +207,7 @@ class StatisticsConfig:
         "table", "dna", "x86" or "binary"): a level's model for text or for any bytes
         becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): models 0 and 1 code bytes that are
-        not text with models 4 and 5, which add the contexts that pay on
+        not text with models 19 and 20, which add the contexts that pay on
         machine code, records and images and cost text speed
         (docs/statistics.md, "Models 4 to 6"), delimited tables with
         models 7 and 8 (model 6 with 9), which add field contexts,
@@ -281,9 +282,10 @@ LEVELS: dict[str, Level] = {
     # statistics, with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22,
                                    model=level_model("fast", "text")), None),
-    # Statistics alone in file order, model 1 (model 5 for bytes that are not
-    # text), or the size floor where smaller: archives that decode with fade
-    # alone on any CPU, at the statistics' speed. Asked for a network
+    # Statistics alone in file order, model 1 (for_kind: another for tables,
+    # nucleotides, x86 code, other bytes), or the size floor where smaller:
+    # archives that decode with fade alone on any CPU, at the statistics'
+    # speed. Asked for a network
     # (--preset, --method fade, --floats), the default network and model 1
     # mixed bit by bit: fade 0.10's default hybrid.
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,

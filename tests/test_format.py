@@ -242,23 +242,24 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 8, "default-table"), ("max", 9, "max-table"), ("fast", 10, "dna"),
     ("default", 11, "default-dna"), ("max", 12, "max-dna"), ("fast", 13, "x86"),
     ("default", 14, "default-x86"), ("max", 15, "max-x86"), ("fast", 16, "x86-instructions"),
-    ("default", 17, "default-x86-instructions"), ("max", 18, "max-x86-instructions")])
+    ("default", 17, "default-x86-instructions"), ("max", 18, "max-x86-instructions"),
+    ("fast", 19, "records"), ("default", 20, "default-records")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
     0.10.0, model 6 from 0.11, in version 8's model byte) alone, in file
-    order; levels fast and default on binary records (models 4 and 5, from
-    fade 0.11) and the three levels on a delimited table (models 7, 8 and 9,
+    order; levels fast and default on binary records (models 4 and 5 in an
+    early build of fade 0.11, asked for by number; models 19 and 20 after it) and the three levels on a delimited table (models 7, 8 and 9,
     from fade 0.11), on nucleotides (models 10, 11 and 12) and on x86 code
     (models 13, 14 and 15 in an early build of fade 0.11, asked for by number;
     models 16, 17 and 18 after it); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
-    older = model in (2, 3, 13, 14, 15)  # an earlier model of the level: asked for by number
+    older = model in (2, 3, 4, 5, 13, 14, 15)  # an earlier model of the level: asked by number
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
     kind = race.Screen.of(original).kind
-    assert kind == ("binary" if model in (4, 5) else "x86" if model >= 13 else "dna"
+    assert kind == ("binary" if model in (4, 5, 19, 20) else "x86" if model >= 13 else "dna"
                     if model >= 10 else "table" if model >= 7 else "text")
     mixing = LEVELS[level].statistics
     assert header.statistics == race.file_order(

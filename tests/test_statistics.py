@@ -286,8 +286,8 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     almost nothing while coding in lockstep costs them more: the race stops
     the hybrid at its first checkpoint, a sixteenth of the way through, and
     the default writes its statistics' archive, or the size floor's where
-    that is smaller (bytes that are not text: bzip2 here, 6% smaller than
-    model 5, its sorted contexts unhurt by the flipped bits)."""
+    that is smaller (bytes that are not text: bzip2 here, smaller than
+    model 20, its sorted contexts unhurt by the flipped bits)."""
     text = np.frombuffer(corpus_file("lcet10.txt").read_bytes()[:60_000], dtype=np.uint8)
     text = (text | (np.random.default_rng(0).random(len(text)) < 0.05) * 0x80).tobytes()
     assert race.Screen.of(text).network_may_pay
@@ -295,7 +295,7 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     blob = fade.compress(text, level="default", preset_name="tiny", threads=1,
                          progress=lambda count, total, bits: done.append(count))
     alone = fade.compress(text, level="default", method="statistics")
-    assert fade.read_header(alone).statistics.model == 5
+    assert fade.read_header(alone).statistics.model == 20
     assert blob == min(alone, floor.compress(text), key=len)
     # the race's passes one after the other (frames in parallel jobs): the same decision
     assert fade.compress(text, level="default", preset_name="tiny", threads=1,
@@ -307,15 +307,15 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
 def test_the_default_codes_every_input_with_the_statistics_alone(tmp_path):
     """The default level runs no network unasked: text, small inputs and
     bytes that are not text get its statistics alone in file order (model 1,
-    model 5 for bytes that are not text), the same archive as method
+    model 20 for bytes that are not text), the same archive as method
     statistics (or the size floor's, where smaller), the content in the plan,
     and torch never loaded. Level max on the same bytes runs its network."""
     text = corpus_file("lcet10.txt").read_bytes()[:60_000]
     small = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT - 1]
     binary = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT]
     assert race.Screen.of(binary).text < race.TEXT_SHARE
-    for data, model, content in ((text, 1, "text"), (small, 5, "not text"),
-                                 (binary, 5, "not text")):
+    for data, model, content in ((text, 1, "text"), (small, 20, "not text"),
+                                 (binary, 20, "not text")):
         plan = fade.single.plan(len(data), data, level="default")
         assert plan.alone is not None and plan.alone.model == model
         assert f"(level default: {content}" in str(plan)
@@ -350,9 +350,10 @@ def test_statistics_archive_damage_is_one_line(tmp_path):
 
 def test_bytes_that_are_not_text_get_the_binary_models():
     """Levels fast and default code bytes that are not text (race.Screen)
-    with models 4 and 5 where their statistics code alone: models 0 and 1
-    with sparse, record and stride contexts (held-out binaries: -9.5% and
-    -5.7%, docs/statistics.md); on map tile data they are smaller, and text
+    with models 19 and 20 where their statistics code alone: models 4 and
+    5 (models 0 and 1 with sparse, record and stride contexts; held-out
+    binaries: -9.5% and -5.7%, docs/statistics.md) with column contexts;
+    on map tile data models 4 and 5 are smaller than 0 and 1, and text
     keeps model 0 and its bytes. The default's hybrid (asked for with
     method fade) mixes model 1."""
     def coded(data, model):
@@ -361,14 +362,14 @@ def test_bytes_that_are_not_text_get_the_binary_models():
     for base, binary in ((0, 4), (1, 5)):
         assert len(coded(maps, binary)) < 0.995 * len(coded(maps, base))
     book = corpus_file("lcet10.txt").read_bytes()[:20_000]
-    assert single.plan(len(maps), maps, level="fast").alone.model == 4
+    assert single.plan(len(maps), maps, level="fast").alone.model == 19
     hybrid = single.plan(len(maps), maps, level="default", device="cpu", method="fade")
     assert hybrid.statistics.model == 1 and hybrid.screen is not None
-    assert hybrid.statistics.for_kind(hybrid.screen.kind).model == 5
-    assert single.plan(len(maps), maps, level="default").alone.model == 5
+    assert hybrid.statistics.for_kind(hybrid.screen.kind).model == 20
+    assert single.plan(len(maps), maps, level="default").alone.model == 20
     assert single.plan(len(book), book, level="fast").alone.model == 0
     assert single.plan(len(maps), level="fast").alone.model == 0  # no bytes, no screen
-    for data, model in ((maps, 4), (book, 0)):
+    for data, model in ((maps, 19), (book, 0)):
         blob = fade.compress(data, level="fast")
         assert fade.read_header(blob).statistics.model == model
         assert blob == race.statistics_archive(
@@ -505,6 +506,46 @@ def _machine_code() -> bytes:
     import numpy
     module = sorted(Path(numpy.__file__).parent.glob("_core/_multiarray_umath*"))[0]
     return module.read_bytes()[1 << 20:(1 << 20) + (1 << 18)]
+
+
+def _elf_section(path: Path, name: str) -> bytes:
+    """Section `name` of the ELF64 (little-endian) file at `path`; empty if
+    the file is no such ELF file or has no such section."""
+    data = path.read_bytes()
+    if data[:6] != b"\x7fELF\x02\x01":
+        return b""
+    offset, = struct.unpack_from("<Q", data, 0x28)
+    size, count, names = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", data, offset + k * size) for k in range(count)]
+    for label, _, _, _, at, length in headers:
+        if data[headers[names][4] + label:].split(b"\0", 1)[0] == name.encode():
+            return data[at:at + length]
+    return b""
+
+
+def test_records_get_the_column_models_and_they_pay(tmp_path):
+    """A relocation table (24-byte records: numpy's compiled module's, 96
+    KiB of it, where the install has one) is neither text nor code; levels
+    fast and default code it with models 19 and 20, smaller than with
+    models 4 and 5 (one record length, no column), and it decodes in a
+    fresh process."""
+    import numpy
+    module = sorted(Path(numpy.__file__).parent.glob("_core/_multiarray_umath*"))[0]
+    records = _elf_section(module, ".rela.dyn")[:98304]
+    if len(records) < 65536:  # not an ELF install: the module's own bytes, decoded
+        records = module.read_bytes()[:98304]
+        assert fade.decompress(fade.compress(records, level="fast")) == records
+        return
+    assert race.Screen.of(records).kind == "binary"
+    for level, model, one_length in (("fast", 19, 4), ("default", 20, 5)):
+        archive = fade.compress(records, level=level, method="statistics")
+        assert fade.read_header(archive).statistics.model == model
+        older = fade.compress(records, level=level, method="statistics",
+                              statistics_model=one_length)
+        assert len(archive) < 0.97 * len(older), level
+        (tmp_path / f"{level}.fade").write_bytes(archive)
+        result = run_fade("decompress", "-c", f"{level}.fade", cwd=tmp_path)
+        assert result.returncode == 0 and result.stdout == records
 
 
 def test_the_call_transform_reverses_on_any_bytes():

@@ -39,7 +39,7 @@ from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, 
                                        encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
                                    FIXED_INPUTS, INPUTS, dna_bits, dna_sets, final_sets,
-                                   state_arrays, table_sets, x86_sets)
+                                   record_sets, state_arrays, table_sets, x86_sets)
 
 
 class Tables(NamedTuple):
@@ -102,7 +102,7 @@ class Tables(NamedTuple):
         tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
                                 int(config.keyed), parts, sets, table_sets(parts),
                                 dna_sets(parts), dna_bits(config.table_bits), first,
-                                x86_sets(parts),
+                                x86_sets(parts), record_sets(parts),
                                 len(active), *active]
         # The final mixer's weights, per c0: the average of the sets at first.
         tables.final[:] = 65536 // sets

@@ -25,7 +25,7 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, part_names)
+    F_WORDSET, F_X86, F_RECORDS, part_names)
 
 
 @dataclass(frozen=True)
@@ -78,13 +78,14 @@ MODELS: tuple[Model, ...] = (
           "byte with the third; bytes 3-4 back); two record contexts (the byte one record "
           "length back with the last byte, and with the byte two records back; the record "
           "length is found as paq8's record model does)", current=False),
-    Model(_BINARY, 0, "fast", "binary", "`fast`, bytes that are not text (fade 0.11)",
+    Model(_BINARY, 0, "fast", "binary",
+          "`fast`, bytes that are not text (a development build of fade 0.11)",
           "model 1's bytes 2-3 back, model 3's sparse and record contexts, and two stride "
           "contexts (where the byte falls in 8, with the bytes 8 and 16 back; with the byte "
-          "16 back and the last byte)"),
+          "16 back and the last byte)", current=False),
     Model(_M1 | _BINARY, 1, "default", "binary",
-          "`default`, bytes that are not text (fade 0.11; its hybrid, where asked for, mixes "
-          "model 1)", "the same sparse, record and stride contexts as model 4"),
+          "`default`, bytes that are not text (a development build of fade 0.11)",
+          "the same sparse, record and stride contexts as model 4", current=False),
     # lcet10.txt: -0.45% at 8 slots a byte against 2 (docs/statistics.md, "Models 4 to 6").
     Model(_M3 | F_SETS4 | F_STRIDE, 3, "max", None, "`max` (from fade 0.11)",
           "the stride contexts and two more weight sets (by the kinds of the last four "
@@ -146,6 +147,16 @@ MODELS: tuple[Model, ...] = (
           "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
           "the instruction contexts, weight sets, APM and addresses of model 17",
           slots_per_byte_bits=3),
+    Model(_BINARY | F_RECORDS, 4, "fast", "binary", "`fast`, bytes that are not text (fade 0.11)",
+          "three more record contexts: the column (the place in the record) with the byte "
+          "one record above and the last byte; the column with the bytes one and two records "
+          "above; the bytes one and two records above at a second record length (the other "
+          "of two candidates, each counting its repeats, as paq8's record model keeps two), "
+          "with the last byte; the weight set by the column in place of the one by contexts "
+          "found, once the record length has 32 repeats counted"),
+    Model(_M1 | _BINARY | F_RECORDS, 5, "default", "binary",
+          "`default`, bytes that are not text (fade 0.11; its hybrid, where asked for, mixes "
+          "model 1)", "the record contexts and weight set of model 19"),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 

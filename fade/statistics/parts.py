@@ -62,7 +62,12 @@ DNA_DIRECT = 11  # orders up to this are tables of 4^order entries; higher ones 
 # and the ModRM's mode; the instruction's bytes so far with the opcode
 # before; and with the whole instruction before.
 X86_PLACE, X86_SEQUENCE, X86_BEFORE, X86_WHOLE = range(SHARED + KEYED + 21, SHARED + KEYED + 25)
-MAX_CONTEXTS = SHARED + KEYED + 25
+# Models 19 and 20's (records of more than one length, fade.statistics.records):
+# the place in the record (the column) with the byte above and the last byte;
+# the column with the bytes one and two records above; the bytes one and two
+# records of the second length above, with the last byte.
+RECORD3, RECORD4, RECORD5 = range(SHARED + KEYED + 25, SHARED + KEYED + 28)
+MAX_CONTEXTS = SHARED + KEYED + 28
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -92,6 +97,8 @@ F_DNA = 524288
 F_E8E9 = 1048576
 # X86: the instruction contexts and weight set (fade.statistics.x86).
 F_X86 = 2097152
+# RECORDS: the column contexts of the record length, and a second length's.
+F_RECORDS = 4194304
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -99,7 +106,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_INDIRECT: "F_INDIRECT", F_WORDSET: "F_WORDSET", F_RUNS: "F_RUNS",
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
-              F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86"}
+              F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
+              F_RECORDS: "F_RECORDS"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -113,7 +121,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (FIELD1, F_TABLE), (FIELD2, F_TABLE), (FIELD3, F_TABLE),
                      (DNA_LINE, F_DNA),
                      (X86_PLACE, F_X86), (X86_SEQUENCE, F_X86), (X86_BEFORE, F_X86),
-                     (X86_WHOLE, F_X86))
+                     (X86_WHOLE, F_X86), (RECORD3, F_RECORDS), (RECORD4, F_RECORDS),
+                     (RECORD5, F_RECORDS))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -25,19 +25,21 @@ from fade.statistics.contexts import byte_kind, general_contexts, note_byte, not
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_SETS, F_SETS4, F_TABLE, F_WORDSET, F_X86, KEYED,
-                                   SHARED)
-from fade.statistics.records import note_line, note_record, record_contexts
+from fade.statistics.parts import (F_DNA, F_RECORDS, F_SETS, F_SETS4, F_TABLE, F_WORDSET,
+                                   F_X86, KEYED, SHARED)
+from fade.statistics.records import (note_lengths, note_line, note_record, record_contexts,
+                                     record_kept, record_set, records_contexts)
 from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, KIND_SETS, LAYER_SETS,
     MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS, P_KEYED, P_MATCH_BITS,
-    P_PARTS, P_RATE, P_SETS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY,
-    S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_LENGTH, S_LINE,
-    S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS,
-    SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
+    P_PARTS, P_RATE, P_RECORD_SETS, P_SETS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER,
+    S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_LENGTH,
+    S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN,
+    SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS,
+    X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -59,6 +61,8 @@ def _start_byte(tables, s, bits):
         dna_contexts(scratch, streams, dna, parameters, s)
     if parts & F_X86:
         x86_contexts(scratch, streams, s)
+    if parts & F_RECORDS:
+        records_contexts(scratch, streams, buffer, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         mask = (np.int64(1) << bits) - 1
@@ -192,6 +196,8 @@ def predict(tables, s, c0, bitpos, network):
         set2 = parameters[P_DNA_SETS] + select * 8 + bitpos
     elif parameters[P_PARTS] & F_X86:  # by the place in the instruction
         set2 = parameters[P_X86_SETS] + x86_set(streams, s) * 8 + bitpos
+    elif parameters[P_PARTS] & F_RECORDS and record_kept(streams, s):  # by the column
+        set2 = parameters[P_RECORD_SETS] + record_set(streams, s) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
     parts = parameters[P_PARTS]
     if parts & F_LAYERS:
@@ -355,6 +361,8 @@ def end_byte(tables, s, byte, bits, match_bits):
         note_x86(streams, s, byte)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
+    if parts & F_RECORDS:  # (before note_record, which moves `recent` on)
+        note_lengths(streams, recent, s, byte)
     if parts & F_RECORD:
         note_record(streams, recent, s, byte)
     if parts & F_RUNS:

@@ -5,7 +5,11 @@ Data laid out in rows (lines of a table, fixed-length records, arrays of
 record back or one stride back. `record_contexts` hashes those contexts
 for a stream's next byte; `note_line` and `note_record` keep the state
 they read: where the current and the previous line start, and the record
-length, found as paq8's record model does.
+length, found as paq8's record model does. With F_RECORDS,
+`records_contexts` adds the column (the place in the record) and a second
+record length, which `note_lengths` finds among two candidates that count
+their repeats, and `record_set` picks a weight set by the column once
+`record_kept` finds the length well counted.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import numpy as np
 
 from fade.statistics.kernels import INLINE, context_hash
 from fade.statistics.parts import (ABOVE, COLUMN, F_COLUMNS, F_RECORD, F_STRIDE, RECORD1,
-                                   RECORD2, STRIDE1, STRIDE2)
-from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION, S_RECORD,
-                                   S_RECORD_SEEN, SCRATCH_HASHES)
+                                   RECORD2, RECORD3, RECORD4, RECORD5, STRIDE1, STRIDE2)
+from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LENGTH_COUNTS, S_LENGTHS,
+                                   S_LINE, S_POSITION, S_RECORD, S_RECORD_SEEN, SCRATCH_HASHES)
+
+KEPT = 32  # F_RECORDS: repeats counted at the record length before its column picks weights
 
 
 @nb.njit(**INLINE)
@@ -82,3 +88,92 @@ def note_record(streams, recent, s, byte):
             streams[s, S_RECORD] = d
     recent[s, 256 + byte] = d
     recent[s, byte] = here + 1
+
+
+@nb.njit(**INLINE)
+def second_length(streams, s):
+    """F_RECORDS: the candidate length that is not the record length, with
+    the more repeats (at least 4), else 0."""
+    r = streams[s, S_RECORD]
+    best = 0
+    most = 3
+    for k in range(2):
+        length = streams[s, S_LENGTHS + k]
+        if length != r and streams[s, S_LENGTH_COUNTS + k] > most:
+            best = length
+            most = streams[s, S_LENGTH_COUNTS + k]
+    return best
+
+
+@nb.njit(**INLINE)
+def records_contexts(scratch, streams, buffer, s):
+    """Hash stream s's F_RECORDS contexts for its next byte into the scratch:
+    the column (the place in the record, counted from the stream's start)
+    with the bytes above, and the bytes above at the second length."""
+    history = streams[s, S_HISTORY]
+    position = streams[s, S_POSITION]
+    start = streams[s, S_BASE]
+    r = streams[s, S_RECORD]
+    above = 0
+    above2 = 0
+    column = 0
+    if r > 0 and position >= 2 * r:
+        above = np.int64(buffer[start + position - r])
+        above2 = np.int64(buffer[start + position - 2 * r])
+        column = min(position % r, 4095)
+    key = (column << 12) | min(r, 4095)
+    scratch[SCRATCH_HASHES + RECORD3] = context_hash(
+        (key << 16) | (above << 8) | (history & 255), 104)
+    scratch[SCRATCH_HASHES + RECORD4] = context_hash((key << 16) | (above << 8) | above2, 105)
+    r2 = second_length(streams, s)
+    above = 0
+    above2 = 0
+    if r2 > 0 and position >= 2 * r2:
+        above = np.int64(buffer[start + position - r2])
+        above2 = np.int64(buffer[start + position - 2 * r2])
+    scratch[SCRATCH_HASHES + RECORD5] = context_hash(
+        (((min(r2, 4095) << 8) | above) << 16) | (above2 << 8) | (history & 255), 106)
+
+
+@nb.njit(**INLINE)
+def note_lengths(streams, recent, s, byte):
+    """F_RECORDS, before note_record: a byte value that came twice in a row
+    at a distance d > 3 counts a repeat for d among two candidate lengths
+    (replacing the one with fewer, where d is neither), as paq8's record
+    model keeps two; counts halve at 255."""
+    here = streams[s, S_POSITION] - 1
+    d = here - (recent[s, byte] - 1) if recent[s, byte] > 0 else 0
+    if d <= 3 or d != recent[s, 256 + byte]:
+        return
+    for k in range(2):
+        if streams[s, S_LENGTHS + k] == d:
+            streams[s, S_LENGTH_COUNTS + k] += 1
+            if streams[s, S_LENGTH_COUNTS + k] >= 255:
+                for j in range(2):
+                    streams[s, S_LENGTH_COUNTS + j] >>= 1
+            return
+    k = 0 if streams[s, S_LENGTH_COUNTS] < streams[s, S_LENGTH_COUNTS + 1] else 1
+    streams[s, S_LENGTHS + k] = d
+    streams[s, S_LENGTH_COUNTS + k] = 1
+
+
+@nb.njit(**INLINE)
+def record_set(streams, s):
+    """F_RECORDS' weight set (times 8, before the bit position): 1 + the
+    column (the last for columns 63 and on; 0: no record length)."""
+    r = streams[s, S_RECORD]
+    if r <= 0:
+        return 0
+    return 1 + min(streams[s, S_POSITION] % r, 63)
+
+
+@nb.njit(**INLINE)
+def record_kept(streams, s):
+    """F_RECORDS: whether the record length is one of the two candidates
+    with at least KEPT repeats counted (where the column's weight set pays;
+    a length found by chance, in map tiles, made it cost 1%)."""
+    r = streams[s, S_RECORD]
+    for k in range(2):
+        if r > 0 and streams[s, S_LENGTHS + k] == r and streams[s, S_LENGTH_COUNTS + k] >= KEPT:
+            return True
+    return False

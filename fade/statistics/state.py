@@ -18,7 +18,7 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA,
                                    F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_WORDSET, F_X86, MAX_CONTEXTS, active_contexts)
+                                   F_RECORDS, F_WORDSET, F_X86, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -37,10 +37,10 @@ class StatisticsConfig(Protocol):
 # P_TABLE_SETS, where F_TABLE's weight sets (by field and bit position) start;
 # P_DNA_SETS, where F_DNA's; P_DNA_BITS, log2 of each hashed count table's entries;
 # P_DNA_INPUT, where F_DNA's mixer inputs start (after the contexts' and their runs');
-# P_X86_SETS, where F_X86's weight sets start; then how many contexts are
-# active, and their indices in input order.
+# P_X86_SETS and P_RECORD_SETS, where F_X86's and F_RECORDS' weight sets
+# start; then how many contexts are active, and their indices in input order.
 (P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_DNA_SETS, P_DNA_BITS,
- P_DNA_INPUT, P_X86_SETS, P_COUNT) = range(12)
+ P_DNA_INPUT, P_X86_SETS, P_RECORD_SETS, P_COUNT) = range(13)
 P_ACTIVE = P_COUNT + 1
 
 # Weight sets: by c0 and match (1024), by contexts found and bit position,
@@ -71,6 +71,9 @@ X86_STEPS = 9
 X86_PLACE_SETS = X86_STEPS * 8 * 8
 # ... then (F_LAYERS) by the opcode (map and byte) and the step.
 X86_SETS = X86_PLACE_SETS + 1024 * X86_STEPS
+# F_RECORDS: weight sets by the column (none, 0 to 62, 63 and on) and the
+# bit position.
+RECORD_SETS = 65 * 8
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
 
@@ -142,7 +145,11 @@ S_X86 = S_DNA_MAP + DNA_MATCHES
 S_X86_STEP, S_X86_LEFT, S_X86_IMMEDIATE, S_X86_PREFIXES = S_X86, S_X86 + 1, S_X86 + 2, S_X86 + 3
 S_X86_OPCODE, S_X86_MODRM, S_X86_BYTES = S_X86 + 4, S_X86 + 5, S_X86 + 6
 S_X86_OPCODES, S_X86_MODRMS = S_X86 + 7, S_X86 + 8
-S_FIELDS = S_X86 + 9
+# F_RECORDS (fade.statistics.records): two candidate record lengths, and how
+# many repeats at each distance they have seen.
+S_LENGTHS = S_X86 + 9
+S_LENGTH_COUNTS = S_LENGTHS + 2
+S_FIELDS = S_LENGTH_COUNTS + 2
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -158,6 +165,11 @@ def table_bytes(bits: int) -> int:
 
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
+    return record_sets(parts) + (RECORD_SETS if parts & F_RECORDS else 0)
+
+
+def record_sets(parts: int) -> int:
+    """Where F_RECORDS' weight sets start: after F_X86's."""
     return x86_sets(parts) + (X86_SETS if parts & F_X86 else 0)
 
 
@@ -234,7 +246,8 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # to 15, the bit the run expects) to the probability of a 1.
         ("runs", (slots if parts & F_RUNS else 1,), np.int64),
         ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
-        ("recent", (streams if parts & F_RECORD else 1, RECENT), np.int64),  # F_RECORD
+        ("recent", (streams if parts & (F_RECORD | F_RECORDS) else 1, RECENT),
+         np.int64),  # F_RECORD, F_RECORDS
         # F_DNA: the four bases' counts (8 bits each) after each context, per order.
         ("dna", (dna_entries(parts, config.table_bits),), np.uint32),
         # F_DNA: each stream's bases (0-3) in order, from its place in the buffer.
