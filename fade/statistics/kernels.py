@@ -138,6 +138,13 @@ def context_hash(a, b):
     return h ^ (h >> 29)
 
 
+@nb.njit(**INLINE)
+def bytes_hash(h, byte):
+    """A run of bytes' 40-bit hash `h` with `byte` after them (0: no bytes):
+    a table's field, an instruction so far."""
+    return ((h + byte + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
+
+
 @nb.njit(**JIT)
 def find_slot(nodes, bits, h):
     """The slot of context hash h: one of three neighbours with its check, or the

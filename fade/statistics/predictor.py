@@ -27,8 +27,8 @@ from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_RECORDS, F_SETS, F_SETS4, F_TABLE, F_WORDSET,
                                    F_X86, KEYED, SHARED)
-from fade.statistics.records import (note_lengths, note_line, note_record, record_contexts,
-                                     record_kept, record_set, records_contexts)
+from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
+                                     record_set)
 from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
@@ -61,8 +61,6 @@ def _start_byte(tables, s, bits):
         dna_contexts(scratch, streams, dna, parameters, s)
     if parts & F_X86:
         x86_contexts(scratch, streams, s)
-    if parts & F_RECORDS:
-        records_contexts(scratch, streams, buffer, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         mask = (np.int64(1) << bits) - 1
@@ -361,10 +359,8 @@ def end_byte(tables, s, byte, bits, match_bits):
         note_x86(streams, s, byte)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
-    if parts & F_RECORDS:  # (before note_record, which moves `recent` on)
-        note_lengths(streams, recent, s, byte)
-    if parts & F_RECORD:
-        note_record(streams, recent, s, byte)
+    if parts & (F_RECORD | F_RECORDS):
+        note_record(streams, recent, s, byte, parts)
     if parts & F_RUNS:
         for k in range(parameters[P_COUNT]):
             i = parameters[P_ACTIVE + k]

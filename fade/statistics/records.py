@@ -5,11 +5,11 @@ Data laid out in rows (lines of a table, fixed-length records, arrays of
 record back or one stride back. `record_contexts` hashes those contexts
 for a stream's next byte; `note_line` and `note_record` keep the state
 they read: where the current and the previous line start, and the record
-length, found as paq8's record model does. With F_RECORDS,
-`records_contexts` adds the column (the place in the record) and a second
-record length, which `note_lengths` finds among two candidates that count
-their repeats, and `record_set` picks a weight set by the column once
-`record_kept` finds the length well counted.
+length, found as paq8's record model does. With F_RECORDS, the contexts
+add the column (the place in the record) and a second record length, which
+`note_lengths` finds among two candidates that count their repeats, and
+`record_set` picks a weight set by the column once `record_kept` finds the
+length well counted.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, context_hash
-from fade.statistics.parts import (ABOVE, COLUMN, F_COLUMNS, F_RECORD, F_STRIDE, RECORD1,
-                                   RECORD2, RECORD3, RECORD4, RECORD5, STRIDE1, STRIDE2)
+from fade.statistics.parts import (ABOVE, COLUMN, F_COLUMNS, F_RECORD, F_RECORDS, F_STRIDE,
+                                   RECORD1, RECORD2, RECORD3, RECORD4, RECORD5, STRIDE1, STRIDE2)
 from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LENGTH_COUNTS, S_LENGTHS,
                                    S_LINE, S_POSITION, S_RECORD, S_RECORD_SEEN, SCRATCH_HASHES)
 
@@ -28,8 +28,8 @@ KEPT = 32  # F_RECORDS: repeats counted at the record length before its column p
 
 @nb.njit(**INLINE)
 def record_contexts(scratch, streams, buffer, s, parts):
-    """Hash stream s's column (F_COLUMNS), record (F_RECORD) and stride
-    (F_STRIDE) contexts for its next byte into the scratch."""
+    """Hash stream s's column (F_COLUMNS), record (F_RECORD, F_RECORDS) and
+    stride (F_STRIDE) contexts for its next byte into the scratch."""
     history = streams[s, S_HISTORY]
     position = streams[s, S_POSITION]
     start = streams[s, S_BASE]
@@ -41,17 +41,23 @@ def record_contexts(scratch, streams, buffer, s, parts):
             above = np.int64(buffer[start + streams[s, S_ABOVE] + column])
         scratch[SCRATCH_HASHES + ABOVE] = context_hash(above * 256 + (history & 255), 44)
         scratch[SCRATCH_HASHES + COLUMN] = context_hash(above * 4096 + min(column, 4095), 45)
+    r = streams[s, S_RECORD]
+    back1, back2 = _records_back(buffer, start, position, r)  # one and two records back
     if parts & F_RECORD:
-        r = streams[s, S_RECORD]
-        back1 = 0  # the bytes one and two records back
-        back2 = 0
-        if r > 0 and position >= 2 * r:
-            back1 = np.int64(buffer[start + position - r])
-            back2 = np.int64(buffer[start + position - 2 * r])
-        r = min(r, 4095)
         scratch[SCRATCH_HASHES + RECORD1] = context_hash(
-            ((back1 << 8) | (history & 255)) * 4096 + r, 57)
-        scratch[SCRATCH_HASHES + RECORD2] = context_hash(((back1 << 8) | back2) * 4096 + r, 58)
+            ((back1 << 8) | (history & 255)) * 4096 + min(r, 4095), 57)
+        scratch[SCRATCH_HASHES + RECORD2] = context_hash(
+            ((back1 << 8) | back2) * 4096 + min(r, 4095), 58)
+    if parts & F_RECORDS:  # the column with the bytes above; the second length's
+        column = min(position % r, 4095) if r > 0 and position >= 2 * r else 0
+        key = (column << 12) | min(r, 4095)
+        scratch[SCRATCH_HASHES + RECORD3] = context_hash(
+            (key << 16) | (back1 << 8) | (history & 255), 104)
+        scratch[SCRATCH_HASHES + RECORD4] = context_hash((key << 16) | (back1 << 8) | back2, 105)
+        r2 = second_length(streams, s)
+        above1, above2 = _records_back(buffer, start, position, r2)
+        scratch[SCRATCH_HASHES + RECORD5] = context_hash(
+            (((min(r2, 4095) << 8) | above1) << 16) | (above2 << 8) | (history & 255), 106)
     if parts & F_STRIDE:
         back8 = np.int64(buffer[start + position - 8]) if position >= 8 else 0
         back16 = np.int64(buffer[start + position - 16]) if position >= 16 else 0
@@ -59,6 +65,15 @@ def record_contexts(scratch, streams, buffer, s, parts):
         scratch[SCRATCH_HASHES + STRIDE1] = context_hash((lane << 16) | (back8 << 8) | back16, 61)
         scratch[SCRATCH_HASHES + STRIDE2] = context_hash(
             (lane << 16) | (back16 << 8) | (history & 255), 62)
+
+
+@nb.njit(**INLINE)
+def _records_back(buffer, start, position, r):
+    """The bytes r and 2r back from stream place `position` (the stream's
+    bytes start at buffer[start]); 0 and 0 without a length r or before 2r."""
+    if r > 0 and position >= 2 * r:
+        return np.int64(buffer[start + position - r]), np.int64(buffer[start + position - 2 * r])
+    return np.int64(0), np.int64(0)
 
 
 @nb.njit(**INLINE)
@@ -70,14 +85,18 @@ def note_line(streams, s, byte):
 
 
 @nb.njit(**INLINE)
-def note_record(streams, recent, s, byte):
+def note_record(streams, recent, s, byte, parts):
     """F_RECORD: the record length is a distance d > 3 at which a byte value
     came twice in a row (d since its last time, and d before that), once
     three such repeats (of any values) agree on d with none at another
-    distance between them."""
+    distance between them. F_RECORDS: each such repeat counts for its d
+    among two candidate lengths (`note_lengths`)."""
     here = streams[s, S_POSITION] - 1
     d = here - (recent[s, byte] - 1) if recent[s, byte] > 0 else 0
-    if d > 3 and d == recent[s, 256 + byte]:
+    repeat = d > 3 and d == recent[s, 256 + byte]
+    if repeat and parts & F_RECORDS:
+        note_lengths(streams, s, d)
+    if repeat and parts & F_RECORD:
         seen = streams[s, S_RECORD_SEEN]  # d << 16 | how many repeats agreed on it
         if d == seen >> 16:
             seen += 1 if (seen & 0xFFFF) < 0xFFFF else 0
@@ -106,45 +125,10 @@ def second_length(streams, s):
 
 
 @nb.njit(**INLINE)
-def records_contexts(scratch, streams, buffer, s):
-    """Hash stream s's F_RECORDS contexts for its next byte into the scratch:
-    the column (the place in the record, counted from the stream's start)
-    with the bytes above, and the bytes above at the second length."""
-    history = streams[s, S_HISTORY]
-    position = streams[s, S_POSITION]
-    start = streams[s, S_BASE]
-    r = streams[s, S_RECORD]
-    above = 0
-    above2 = 0
-    column = 0
-    if r > 0 and position >= 2 * r:
-        above = np.int64(buffer[start + position - r])
-        above2 = np.int64(buffer[start + position - 2 * r])
-        column = min(position % r, 4095)
-    key = (column << 12) | min(r, 4095)
-    scratch[SCRATCH_HASHES + RECORD3] = context_hash(
-        (key << 16) | (above << 8) | (history & 255), 104)
-    scratch[SCRATCH_HASHES + RECORD4] = context_hash((key << 16) | (above << 8) | above2, 105)
-    r2 = second_length(streams, s)
-    above = 0
-    above2 = 0
-    if r2 > 0 and position >= 2 * r2:
-        above = np.int64(buffer[start + position - r2])
-        above2 = np.int64(buffer[start + position - 2 * r2])
-    scratch[SCRATCH_HASHES + RECORD5] = context_hash(
-        (((min(r2, 4095) << 8) | above) << 16) | (above2 << 8) | (history & 255), 106)
-
-
-@nb.njit(**INLINE)
-def note_lengths(streams, recent, s, byte):
-    """F_RECORDS, before note_record: a byte value that came twice in a row
-    at a distance d > 3 counts a repeat for d among two candidate lengths
-    (replacing the one with fewer, where d is neither), as paq8's record
-    model keeps two; counts halve at 255."""
-    here = streams[s, S_POSITION] - 1
-    d = here - (recent[s, byte] - 1) if recent[s, byte] > 0 else 0
-    if d <= 3 or d != recent[s, 256 + byte]:
-        return
+def note_lengths(streams, s, d):
+    """F_RECORDS: a repeat at distance d counts for d among two candidate
+    lengths (replacing the one with fewer, the second on a tie, where d is
+    neither), as paq8's record model keeps two; counts halve at 255."""
     for k in range(2):
         if streams[s, S_LENGTHS + k] == d:
             streams[s, S_LENGTH_COUNTS + k] += 1
@@ -159,12 +143,9 @@ def note_lengths(streams, recent, s, byte):
 
 @nb.njit(**INLINE)
 def record_set(streams, s):
-    """F_RECORDS' weight set (times 8, before the bit position): 1 + the
-    column (the last for columns 63 and on; 0: no record length)."""
-    r = streams[s, S_RECORD]
-    if r <= 0:
-        return 0
-    return 1 + min(streams[s, S_POSITION] % r, 63)
+    """F_RECORDS' weight set (times 8, before the bit position), where
+    `record_kept`: the column (the last for columns 63 and on)."""
+    return min(streams[s, S_POSITION] % streams[s, S_RECORD], 63)
 
 
 @nb.njit(**INLINE)
@@ -173,7 +154,9 @@ def record_kept(streams, s):
     with at least KEPT repeats counted (where the column's weight set pays;
     a length found by chance, in map tiles, made it cost 1%)."""
     r = streams[s, S_RECORD]
+    if r <= 0:
+        return False
     for k in range(2):
-        if r > 0 and streams[s, S_LENGTHS + k] == r and streams[s, S_LENGTH_COUNTS + k] >= KEPT:
+        if streams[s, S_LENGTHS + k] == r and streams[s, S_LENGTH_COUNTS + k] >= KEPT:
             return True
     return False

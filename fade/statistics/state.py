@@ -71,9 +71,9 @@ X86_STEPS = 9
 X86_PLACE_SETS = X86_STEPS * 8 * 8
 # ... then (F_LAYERS) by the opcode (map and byte) and the step.
 X86_SETS = X86_PLACE_SETS + 1024 * X86_STEPS
-# F_RECORDS: weight sets by the column (none, 0 to 62, 63 and on) and the
-# bit position.
-RECORD_SETS = 65 * 8
+# F_RECORDS: weight sets by the column (0 to 62, 63 and on) and the bit
+# position.
+RECORD_SETS = 64 * 8
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
 

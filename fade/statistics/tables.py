@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.kernels import INLINE, bytes_hash, context_hash
 from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3
 from fade.statistics.state import (
     CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
@@ -90,7 +90,7 @@ def note_field(streams, buffer, s, byte):
         _field_above(streams, buffer, s,
                      end + 1 if streams[s, S_ABOVE_START] >= 0 and end < limit else -1, limit)
         return
-    streams[s, S_FIELD_HASH] = ((streams[s, S_FIELD_HASH] + byte + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
+    streams[s, S_FIELD_HASH] = bytes_hash(streams[s, S_FIELD_HASH], byte)
 
 
 @nb.njit(**INLINE)
@@ -107,7 +107,7 @@ def _field_above(streams, buffer, s, start, limit):
     end = start
     h = np.int64(0)
     while end < limit and (delimiter == 0 or buffer[end] != delimiter):
-        h = ((h + np.int64(buffer[end]) + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
+        h = bytes_hash(h, np.int64(buffer[end]))
         end += 1
     streams[s, S_ABOVE_START] = start
     streams[s, S_ABOVE_END] = end

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, JIT, context_hash
+from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
 from fade.statistics.parts import F_E8E9, F_X86, X86_BEFORE, X86_PLACE, X86_SEQUENCE, X86_WHOLE
 from fade.statistics.state import (
     S_FIELDS, S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT, S_X86_MODRM, S_X86_OPCODE,
@@ -226,7 +226,7 @@ def note_x86(streams, s, byte):
     parse (data between functions too): a wrong guess ends with the
     instruction it made up, and the parse finds the code again."""
     step = streams[s, S_X86_STEP]
-    streams[s, S_X86_BYTES] = ((streams[s, S_X86_BYTES] + byte + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
+    streams[s, S_X86_BYTES] = bytes_hash(streams[s, S_X86_BYTES], byte)
     if step == START or step == OPCODE2 or step == OPCODE38 or step == OPCODE3A:
         if step == START and _FORMATS[byte] & _PREFIX:
             flag = _OTHER
@@ -300,8 +300,10 @@ def _opcode(streams, s, table, byte):
         size = 1
     elif kind == _IW:
         size = 2
-    elif kind == _IZ or kind == _REL32:
-        size = z if kind == _IZ else 4
+    elif kind == _IZ:
+        size = z
+    elif kind == _REL32:
+        size = 4
     elif kind == _ENTER:
         size = 3
     elif kind == _ADDRESS:
