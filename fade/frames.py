@@ -24,11 +24,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import itertools
 import os
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator
 
-from fade import single
+from fade import cuts, single
 
 from fade.config import format_bytes
 from fade.errors import CorruptArchiveError, FadeError, FormatError
@@ -67,15 +68,18 @@ class Framing:
     jobs: int
     total: int | None
     sized: bool
+    by_kind: bool = False  # frames cut again where the data changes kind (fade.cuts)
 
     def __str__(self) -> str:
+        kinds = ", cut again where the data changes kind" if self.by_kind else ""
         if not self.sized:
-            return f"frames of {format_bytes(self.frame_size)}"
+            return f"frames of {format_bytes(self.frame_size)}{kinds}"
+        frames = 0 if self.total is None else -(-self.total // self.frame_size)
         count = "" if self.total is None else \
-            f"{-(-self.total // self.frame_size)} frames of {format_bytes(self.total)}, "
+            f"{frames} frame{'s' if frames > 1 else ''} of {format_bytes(self.total)}, "
         return (f"frames of {format_bytes(self.frame_size)} ({count}sized for {self.jobs} "
                 f"job{'s' if self.jobs > 1 else ''}; at most {format_bytes(AUTO_FRAME_LIMIT)} "
-                "a frame, each job holding one)")
+                f"a frame, each job holding one){kinds}")
 
 
 def frame_size_for(total: int | None, jobs: int) -> int:
@@ -110,6 +114,23 @@ def _frames(head: bytes, source: BinaryIO, size: int) -> Iterator[bytes]:
         yield piece
 
 
+def _cut_by_kind(frames: Iterator[bytes],
+                 model_of: Callable[[str], int | None]) -> Iterator[bytes]:
+    """Each of `frames` in the pieces fade.cuts.kind_pieces cuts it into
+    (`model_of`: Settings.kind_model), or whole where the settings pick no
+    model by kind."""
+    for frame in frames:
+        sizes = [len(frame)] if model_of("text") is None else cuts.kind_pieces(frame, model_of)
+        if len(sizes) == 1:
+            yield frame
+            continue
+        view, start = memoryview(frame), 0
+        del frame
+        for size in sizes:
+            yield bytes(view[start:start + size])
+            start += size
+
+
 def default_jobs() -> int:
     """One job per core this process may run on."""
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
@@ -137,7 +158,10 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
     single archive), then `show_plan(plan)` with the first frame's Plan;
     `profile`: a StepTimings each frame coded in this process fills.
     Nothing is written before the first frame has been read, and a single
-    frame is a plain archive.
+    frame is a plain archive. Where the settings pick the statistics' model
+    by what the bytes are (Settings.kind_model), each frame is cut again
+    where its data changes kind (fade.cuts), so that each kind is coded by
+    its own model; an input of one kind is not cut.
 
     `settings.frame_size` None (the default) sizes the frames to the input
     and to the jobs (frame_size_for): the input is read ahead up to `jobs`
@@ -157,17 +181,25 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
     else:
         head, framing = b"", Framing(check_frame_size(frame_size), max(1, jobs), None, False)
     frame_size = framing.frame_size
-    pieces = _frames(head, source, frame_size)
+    fixed = _frames(head, source, frame_size)
     del head
-    first = next(pieces, b"")
-    second = next(pieces, b"") if len(first) == frame_size else b""
-    if second and settings.threads is None:
+    leading = next(fixed, b"")
+    following = next(fixed, b"") if len(leading) == frame_size else b""
+    if following and settings.threads is None:
         settings = dataclasses.replace(settings, threads=FRAME_THREADS)
+    # Frames of frame_size, each cut again where its data changes kind
+    # (fade.cuts): the first two read, then the rest as they are needed.
+    pieces = _cut_by_kind(itertools.chain([leading], [following] if following else [], fixed),
+                          settings.kind_model)
+    first = next(pieces, b"")
+    second = next(pieces, b"")
     if second and (jobs > 1 or ray is not None) and "race_beside" not in keywords:
         # the cores are busy with frames: the race's passes one at a time
         settings = dataclasses.replace(settings, race_beside=False)
     if announce is not None:
-        announce(first, framing if second else None)
+        by_kind = settings.kind_model("text") is not None
+        announce(leading, dataclasses.replace(framing, by_kind=by_kind) if second else None)
+    del leading, following
     if show_plan is not None:
         show_plan(settings.plan(len(first), first))
     if not second:

@@ -152,6 +152,22 @@ class Settings:
         return network_runs(self.level, self.model is not None or bool(self.preset),
                             self.method, self.float_mode)
 
+    def kind_model(self, kind: str) -> int | None:
+        """The statistics model these settings code bytes of `kind`
+        (race.Screen.kind) with where what the bytes are picks it, else None:
+        a network alone (a preset or model and no level), a model given
+        (`statistics_model`), the network or floats asked for by method or
+        float mode. Where it is not None, `compress_stream` cuts the input
+        where it changes (fade.cuts)."""
+        if self.method not in ("auto", STATISTICS) or self.float_mode != "off" or \
+                self.statistics_model is not None:
+            return None
+        level = self.level or ("fast" if self.method == STATISTICS else None)
+        if level is None and (self.model is not None or self.preset):
+            return None
+        statistics = named_level(level or DEFAULT_LEVEL).statistics
+        return None if statistics is None else statistics.for_kind(kind).model
+
     def _level_statistics(self, chosen: Level | None, kind: str) -> StatisticsConfig | None:
         """The statistics level `chosen` codes bytes of `kind` (race.Screen.kind)
         with: its model for them, or `statistics_model`."""

@@ -1,0 +1,96 @@
+"""Where an input changes kind: the places `compress_stream` cuts it so that
+each kind of data is coded by its own statistics model.
+
+The screen (fade.race.Screen) says once per archive what its bytes are
+(text, a delimited table, nucleotides, x86 code, other bytes), and that
+picks the level's statistics model, so a file of several kinds (an
+executable's code between its tables and strings; a tar of a table, a
+document and a library) was coded whole by one model. `kind_pieces`
+screens the input in windows of WINDOW bytes, names each window by the
+model the settings pick for it (and whether it is text), and cuts where
+that name changes and holds for at least MIN_WINDOWS windows: a shorter run
+of windows joins a neighbour (`smoothed`: the one on its own side of text
+or not where only one is, else the longer), since a frame starts its
+statistics afresh and a short one cannot earn back what that costs. Each
+frame's model is then what its own screen says of it whole, as for any
+archive, and neighbours whose screens pick one model join where the screen
+of the two together still picks it.
+
+The cuts are the frames' sizes in the frames archive, and each frame's
+archive names its model: the decoder needs nothing more, and fade 0.11's
+readers decode such archives (frames of any size up to the frame size).
+An input of one kind is one piece: its archive is the same as without cuts.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from fade.race import Screen
+
+WINDOW = 64 << 10  # bytes screened at a time
+MIN_WINDOWS = 4  # the fewest windows a run needs to be a piece of its own (256 KiB)
+
+
+class Run(NamedTuple):
+    """`count` windows from window `first` on, named `label`: the model the
+    settings pick for them and whether they are text."""
+
+    label: tuple[int, bool]
+    first: int
+    count: int
+
+
+def kind_pieces(data: bytes, model_of: Callable[[str], int]) -> list[int]:
+    """The sizes of the pieces `data` is cut into (see above), in order,
+    summing to len(data); `model_of(kind)`: the statistics model the
+    settings pick for bytes of that kind (race.Screen.kind)."""
+    if len(data) < 2 * MIN_WINDOWS * WINDOW:
+        return [len(data)]
+    view = memoryview(data)
+
+    def screen(start: int, stop: int) -> tuple[int, bool]:
+        found = Screen.of(bytes(view[start:stop]))
+        return model_of(found.kind), found.is_text
+
+    labels = [screen(start, start + WINDOW) for start in range(0, len(data), WINDOW)]
+    pieces: list[list[int]] = []  # [model its screen picks, start, stop]
+    for run in smoothed(labels):
+        start, stop = run.first * WINDOW, min((run.first + run.count) * WINDOW, len(data))
+        model = screen(start, stop)[0]
+        if pieces and model == pieces[-1][0] and screen(pieces[-1][1], stop)[0] == model:
+            pieces[-1][2] = stop
+        else:
+            pieces.append([model, start, stop])
+    return [stop - start for _, start, stop in pieces]
+
+
+def smoothed(labels: list[tuple[int, bool]]) -> list[Run]:
+    """The windows' labels (model, text or not) as runs, where the shortest
+    run under MIN_WINDOWS joins a neighbour and takes its label: the one of
+    its own side of text or not where only one is, else the longer (the one
+    before it on a tie); and neighbours of one label join, until every run
+    but a lone one holds at least MIN_WINDOWS windows."""
+    runs: list[Run] = []
+    for window, label in enumerate(labels):
+        if runs and runs[-1].label == label:
+            runs[-1] = runs[-1]._replace(count=runs[-1].count + 1)
+        else:
+            runs.append(Run(label, window, 1))
+    while len(runs) > 1:
+        short = min(range(len(runs)), key=lambda k: runs[k].count)
+        if runs[short].count >= MIN_WINDOWS:
+            break
+        text = runs[short].label[1]
+        # (same side of text or not, windows) of each neighbour; none: below all
+        before = (runs[short - 1].label[1] == text, runs[short - 1].count) if short else (-1, 0)
+        after = (runs[short + 1].label[1] == text, runs[short + 1].count) \
+            if short + 1 < len(runs) else (-1, 0)
+        into = short - 1 if before >= after else short + 1
+        first = min(short, into)
+        runs[first:first + 2] = [Run(runs[into].label, runs[first].first,
+                                     runs[first].count + runs[first + 1].count)]
+        for k in range(len(runs) - 1, 0, -1):
+            if runs[k].label == runs[k - 1].label:
+                runs[k - 1:k + 1] = [runs[k - 1]._replace(count=runs[k - 1].count + runs[k].count)]
+    return runs

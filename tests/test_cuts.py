@@ -1,0 +1,136 @@
+"""Cuts where the data changes kind (fade/cuts.py): compress_stream codes
+each kind of a file by its own statistics model, in frames cut where the
+screen's model changes; a file of one kind is not cut."""
+
+import io
+from pathlib import Path
+
+import fade
+from fade import cuts, frames, single
+from fade.cuts import MIN_WINDOWS, WINDOW, Run, smoothed
+
+from conftest import corpus_file, run_fade
+
+
+def _text() -> bytes:
+    return corpus_file("lcet10.txt").read_bytes()
+
+
+def _code() -> bytes:
+    """384 KiB of numpy's compiled core module, 1 MiB in (x86 machine code
+    on an x86-64 install, other bytes elsewhere: either way not text)."""
+    import numpy
+    module = sorted(Path(numpy.__file__).parent.glob("_core/_multiarray_umath*"))[0]
+    return module.read_bytes()[1 << 20:(1 << 20) + 6 * WINDOW]
+
+
+def _frame_models(archive: bytes) -> list[int]:
+    """The statistics model of each frame of a frames archive."""
+    header = fade.read_header(archive)
+    assert header.method == "frames"
+    return [single.read_header(archive[f.archive_offset:f.archive_offset + f.archive_size])
+            .statistics.model for f in header.frames]
+
+
+def test_short_runs_join_a_neighbour_on_their_side_of_text_or_not():
+    assert MIN_WINDOWS == 4
+    text, table, code, data = (1, True), (7, True), (16, False), (19, False)
+    # a stray window inside a run takes the run's label; the runs after it stay
+    assert smoothed([text] * 3 + [table] + [text] * 4 + [code] * 4) == \
+        [Run(text, 0, 8), Run(code, 8, 4)]
+    # a short run joins the neighbour on its side of text or not, however short
+    assert smoothed([text] * 6 + [data] + [code] * 5) == [Run(text, 0, 6), Run(code, 6, 6)]
+    assert smoothed([code] * 6 + [table] * 2 + [text] * 4) == [Run(code, 0, 6), Run(text, 6, 6)]
+    # where both neighbours are on its side (or neither), the longer; the one before on a tie
+    assert smoothed([text] * 5 + [table] * 2 + [text] * 6) == [Run(text, 0, 13)]
+    assert smoothed([code] * 5 + [data] * 2 + [code] * 6) == [Run(code, 0, 13)]
+    assert smoothed([table] * 5 + [code] * 2 + [text] * 6) == \
+        [Run(table, 0, 5), Run(text, 5, 8)]
+    assert smoothed([table] * 4 + [code] * 2 + [text] * 4) == \
+        [Run(table, 0, 6), Run(text, 6, 4)]
+    # nothing holds long enough: one run; a lone short run stays
+    assert len(smoothed([text, code] * 3)) == 1
+    assert smoothed([data]) == [Run(data, 0, 1)]
+    assert smoothed([text] * 4 + [code] * 4) == [Run(text, 0, 4), Run(code, 4, 4)]
+
+
+def test_an_input_of_one_kind_is_not_cut():
+    """Text at every level, and a table and nucleotides whose screens say so:
+    one piece, and compress_stream writes what fade.compress does."""
+    text = (_text() + corpus_file("alice29.txt").read_bytes()
+            + corpus_file("plrabn12.txt").read_bytes())
+    assert len(text) > 2 * MIN_WINDOWS * WINDOW
+    for level in ("fast", "default", "max"):
+        assert cuts.kind_pieces(text, fade.Settings(level=level).kind_model) == [len(text)]
+    out = io.BytesIO()
+    frames.compress_stream(io.BytesIO(text), out.write, level="fast")
+    assert out.getvalue() == fade.compress(text, level="fast")
+
+
+def test_kinds_are_cut_where_they_change_and_each_is_coded_by_its_model(tmp_path):
+    """Text then compiled code: cut within a window of where the code starts,
+    the text coded by level fast's model for text and the code by its model
+    for code, smaller than both coded by one model, and decoded by a fresh
+    process byte for byte."""
+    text, code = _text(), _code()
+    data = text + code
+    settings = fade.Settings(level="fast")
+    pieces = cuts.kind_pieces(data, settings.kind_model)
+    assert len(pieces) == 2 and abs(pieces[0] - len(text)) < WINDOW, pieces
+    (tmp_path / "mixed").write_bytes(data)
+    assert run_fade("--level", "fast", "mixed", cwd=tmp_path).returncode == 0
+    archive = (tmp_path / "mixed.fade").read_bytes()
+    assert _frame_models(archive) == [settings.kind_model("text"),
+                                      settings.kind_model(fade.race.Screen.of(code).kind)]
+    assert settings.kind_model("text") != settings.kind_model(fade.race.Screen.of(code).kind)
+    assert len(archive) < len(fade.compress(data, level="fast"))
+    (tmp_path / "mixed").unlink()
+    assert run_fade("-d", "mixed.fade", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "mixed").read_bytes() == data
+
+
+def test_settings_that_pick_no_model_by_kind_do_not_cut():
+    """A model given, a network asked for or alone: no model by kind, so
+    text then code is one archive."""
+    assert fade.Settings(level="fast", statistics_model=0).kind_model("text") is None
+    assert fade.Settings(preset="tiny").kind_model("text") is None
+    assert fade.Settings(method="fade").kind_model("x86") is None
+    assert fade.Settings(float_mode="fast").kind_model("binary") is None
+    assert fade.Settings(method="statistics").kind_model("table") == \
+        fade.Settings(level="fast").kind_model("table")
+    data = _text() + _code()
+    out = io.BytesIO()
+    frames.compress_stream(io.BytesIO(data), out.write, level="fast", statistics_model=0)
+    assert fade.read_header(out.getvalue()).method == "statistics"
+
+
+def test_frames_shorter_than_the_frame_size_anywhere_decode(tmp_path):
+    """What the cuts write, made small: a frames archive whose middle frame
+    is shorter than the frame size (records, index and SHA-256 as
+    compress_stream packs them) decodes whole in a fresh process, in part
+    with --range across the short frame, and through fade.open's seeks."""
+    import hashlib
+    from fade.format import container
+    from fade.format.archive import method_of
+    text = _text()
+    sizes = [4096, 1000, 4096, 777]
+    data = text[:sum(sizes)]
+    archive_id = hashlib.sha256(data[:sizes[0]]).digest()[:8]
+    blob, records, offset = container.pack_head(4096, archive_id), [], 0
+    for number, size in enumerate(sizes):
+        archive = fade.compress(data[offset:offset + size], level="fast")
+        frame = container.Frame(number, offset, size, len(blob) + container.RECORD.size,
+                                len(archive), method_of(archive))
+        blob += container.pack_record(frame, archive_id) + archive
+        records.append(frame)
+        offset += size
+    blob += container.pack_index(records, offset, hashlib.sha256(data).digest(), archive_id)
+    (tmp_path / "short.fade").write_bytes(blob)
+    assert [f.original_size for f in fade.read_header(blob).frames] == sizes
+    assert run_fade("-d", "short.fade", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "short").read_bytes() == data
+    ranged = run_fade("-dc", "--range", "4000:5200", "short.fade", cwd=tmp_path)
+    assert ranged.returncode == 0 and ranged.stdout == data[4000:5200]
+    with fade.open(tmp_path / "short.fade") as file:
+        file.seek(5000)
+        assert file.read(200) == data[5000:5200]
