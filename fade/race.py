@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 
 from fade import statistics
+from fade.statistics.audio import wav_layout
 from fade.statistics.parts import DELIMITERS
 from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
 from fade.errors import FadeError
@@ -290,6 +291,7 @@ class Screen:
     table: bool = False  # text in rows of delimited fields (`delimited`)
     dna: bool = False  # text of nucleotides (`nucleotides`)
     x86: bool = False  # bytes that are not text: x86 machine code (`machine_code`)
+    audio: bool = False  # not text: a WAV file of 16- or 24-bit PCM (wav_layout)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -301,6 +303,8 @@ class Screen:
             text += max(0, high - 4 * bad)
         share = text / max(len(data), 1)
         if share < TEXT_SHARE:
+            if wav_layout(symbols) is not None:
+                return cls(len(data), share, audio=True)
             return cls(len(data), share, x86=len(symbols) > 4 and machine_code(symbols))
         dna = nucleotides(symbols)
         return cls(len(data), share, not dna and delimited(symbols), dna)
@@ -311,10 +315,10 @@ class Screen:
 
     @property
     def kind(self) -> str:
-        """"text", "table", "dna", "x86" or "binary": what picks a
+        """"text", "table", "dna", "x86", "audio" or "binary": what picks a
         level's statistics model (StatisticsConfig.for_kind)."""
         if not self.is_text:
-            return "x86" if self.x86 else "binary"
+            return "audio" if self.audio else "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "text"
 
     @property
@@ -328,7 +332,8 @@ class Screen:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
                     else "text")
             return f"{what} ({self.text:.1%} of the bytes text)"
-        what = "x86 machine code" if self.x86 else "not text"
+        what = "PCM audio" if self.audio else "x86 machine code" if self.x86 \
+            else "not text"
         return f"{what} ({self.text:.1%} of the bytes text)"
 
     def __str__(self) -> str:

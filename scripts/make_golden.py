@@ -73,6 +73,26 @@ INSTRUCTIONS = CODE[:400] + b"".join(
     + b"\xc5\xf8\x77\x66\x81\xc1" + struct.pack("<H", i)  # vzeroupper; add cx, imm16
     + b"\xe8" + struct.pack("<i", -100 * i) + b"\xc3"
     for i in range(48))
+# A WAV file of 16-bit PCM, stereo (made up here: a falling tone with a
+# little noise, the right channel an echo of the left with an offset), which
+# levels fast, default and max code with statistics models 21, 22 and 23,
+# the samples as a predictor's residuals (fade 0.11, format v8).
+_TIME = np.arange(1200)
+_LEFT = (9000 * np.sin(_TIME * (0.05 - _TIME * 1e-5)) +
+         np.random.default_rng(13).normal(0, 40, len(_TIME))).astype(np.int16)
+_RIGHT = (np.roll(_LEFT, 3) // 2 + 1500).astype(np.int16)
+_PCM = np.stack([_LEFT, _RIGHT], axis=1).astype("<i2").tobytes()
+_FMT = struct.pack("<HHIIHH", 1, 2, 16000, 64000, 4, 16)
+AUDIO = b"RIFF" + struct.pack("<I", 36 + len(_PCM)) + b"WAVEfmt " + struct.pack("<I", 16) + \
+    _FMT + b"data" + struct.pack("<I", len(_PCM)) + _PCM
+# The same as 24-bit samples, their low byte 0 but in the last (wasted bits,
+# then not): what models 21 to 23 do with 24 bits.
+_WIDE = np.stack([_LEFT, _RIGHT], axis=1).astype(np.int64).reshape(-1) << 8
+_WIDE[-1] += 1
+_PCM24 = _WIDE.astype("<i4").view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+AUDIO24 = b"RIFF" + struct.pack("<I", 36 + len(_PCM24)) + b"WAVEfmt " + \
+    struct.pack("<IHHIIHH", 16, 1, 2, 16000, 96000, 6, 24) + b"data" + \
+    struct.pack("<I", len(_PCM24)) + _PCM24
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -113,6 +133,10 @@ ARCHIVES = {
     "statistics-default-x86-instructions": (INSTRUCTIONS, dict(level="default",
                                                                method="statistics")),
     "statistics-max-x86-instructions": (INSTRUCTIONS, dict(level="max", method="statistics")),
+    "statistics-audio": (AUDIO, dict(level="fast", method="statistics")),
+    "statistics-default-audio": (AUDIO, dict(level="default", method="statistics")),
+    "statistics-max-audio": (AUDIO, dict(level="max", method="statistics")),
+    "statistics-default-audio24": (AUDIO24, dict(level="default", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -33,6 +33,7 @@ from fade.errors import CorruptArchiveError
 from fade.statistics.coder import CHECK_FIRST, flush, start_decoder
 from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
 from fade.statistics.models import MODEL_PARTS
+from fade.statistics.audio import from_residuals, to_residuals
 from fade.statistics.x86 import from_addresses, to_addresses
 from fade.statistics.parts import F_DNA, F_RUNS, MAX_CONTEXTS, active_contexts
 from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, decode_range,
@@ -158,7 +159,8 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     tables = Tables.build(config, 1, len(data))
     begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
-    source = to_addresses(source, MODEL_PARTS[config.model])
+    source = to_residuals(to_addresses(source, MODEL_PARTS[config.model]),
+                          MODEL_PARTS[config.model])
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
     marks = np.asarray(marks, dtype=np.int64)
     bits = np.zeros(len(marks), dtype=np.int64)
@@ -208,7 +210,8 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
-    out = from_addresses(out, MODEL_PARTS[config.model])
+    out = from_addresses(from_residuals(out, MODEL_PARTS[config.model]),
+                         MODEL_PARTS[config.model])
     return out.tobytes(), used
 
 

@@ -25,7 +25,7 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, F_RECORDS, part_names)
+    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, part_names)
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,18 @@ MODELS: tuple[Model, ...] = (
     Model(_M1 | _BINARY | F_RECORDS, 5, "default", "binary",
           "`default`, bytes that are not text (fade 0.11; its hybrid, where asked for, mixes "
           "model 1)", "the record contexts and weight set of model 19"),
+    Model(_BINARY | F_RECORDS | F_AUDIO, 19, "fast", "audio",
+          "`fast`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
+          "the samples coded as the residuals of a predictor (each channel's first "
+          "differences, the side from the second channel on, predicted by sign-sign LMS "
+          "filters of orders 16 and 4 in cascade; low bits that every sample left 0 kept 0), "
+          "zigzagged, high byte first"),
+    Model(_M1 | _BINARY | F_RECORDS | F_AUDIO, 20, "default", "audio",
+          "`default`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
+          "the residuals of model 21"),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_AUDIO, 6, "max", "audio",
+          "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (fade 0.11; its "
+          "hybrid mixes model 6)", "the residuals of model 21", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 

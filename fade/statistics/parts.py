@@ -99,6 +99,9 @@ F_E8E9 = 1048576
 F_X86 = 2097152
 # RECORDS: the column contexts of the record length, and a second length's.
 F_RECORDS = 4194304
+# AUDIO: a WAV file's 16-bit samples coded as a predictor's residuals
+# (fade.statistics.audio), in file order.
+F_AUDIO = 8388608
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -107,7 +110,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
               F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
-              F_RECORDS: "F_RECORDS"}
+              F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
