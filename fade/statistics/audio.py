@@ -104,24 +104,15 @@ def from_residuals(data: np.ndarray, parts: int) -> np.ndarray:
 
 def _recoded(data: np.ndarray, parts: int, forward: bool) -> np.ndarray:
     """`data` with its samples made residuals (`forward`) or back; itself
-    where there are none (or no F_AUDIO)."""
+    where there are none (or no F_AUDIO). Byte for byte in compiled code:
+    beside the input and the result, only the first channel's samples are
+    held (where there are more channels)."""
     layout = wav_layout(data) if parts & F_AUDIO else None
     if layout is None:
         return data
-    width = layout.width
-    samples = data[layout.start:layout.start + layout.size].reshape(-1, width).astype(np.int64)
-    # samples little-endian and signed, residuals big-endian and zigzagged
-    weights = 1 << (8 * np.arange(width))
-    if forward:
-        values = samples @ weights
-        values -= (values >> (8 * width - 1)) << (8 * width)
-    else:
-        values = samples @ weights[::-1]
-    result = _residuals(values, layout.channels, 8 * width, forward)
-    order = np.arange(width)[::-1] if forward else np.arange(width)
+    samples = slice(layout.start, layout.start + layout.size)
     out = np.array(data, dtype=np.uint8)
-    out[layout.start:layout.start + layout.size] = \
-        ((result[:, None] >> (8 * order)) & 255).astype(np.uint8).reshape(-1)
+    _residuals(out[samples].copy(), out[samples], layout.channels, layout.width, forward)
     return out
 
 
@@ -152,14 +143,15 @@ def _learn(weights: np.ndarray, inputs: np.ndarray, error: int, step: int, value
 
 
 @njit(cache=True, nogil=True)
-def _residuals(values: np.ndarray, channels: int, bits: int, forward: bool) -> np.ndarray:
-    """Samples (signed values of `bits` bits) to zigzagged residuals
-    (`forward`), or back (see above): the first channel's samples are kept
-    for the channels after it."""
+def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
+               forward: bool) -> None:
+    """Samples (little-endian, signed, `width` bytes each, in `source`) to
+    zigzagged residuals (big-endian) in `out` (`forward`), or back (see
+    above): the first channel's samples are kept for the channels after it."""
+    bits = 8 * width
     half, mask = 1 << (bits - 1), (1 << bits) - 1
-    out = np.zeros(len(values), dtype=np.int64)
-    count = len(values) // channels
-    leading = np.zeros(count, dtype=np.int64)  # the first channel's samples
+    count = len(source) // (width * channels)
+    leading = np.zeros(count if channels > 1 else 0, dtype=np.int64)  # the first channel's
     long_inputs, long_weights = np.zeros(ORDER, np.int64), np.zeros(ORDER, np.int64)
     short_inputs, short_weights = np.zeros(SHORT, np.int64), np.zeros(SHORT, np.int64)
     for channel in range(channels):
@@ -167,7 +159,13 @@ def _residuals(values: np.ndarray, channels: int, bits: int, forward: bool) -> n
             array[:] = 0
         previous, seen = 0, 0
         for k in range(count):
-            at = k * channels + channel
+            at = (k * channels + channel) * width
+            word = 0
+            for i in range(width):
+                if forward:
+                    word |= np.int64(source[at + i]) << (8 * i)
+                else:
+                    word = (word << 8) | np.int64(source[at + i])
             first = _predicted(long_weights, long_inputs)
             second = _predicted(short_weights, short_inputs)
             # the low bits every value so far left 0, and the prediction made
@@ -179,22 +177,25 @@ def _residuals(values: np.ndarray, channels: int, bits: int, forward: bool) -> n
             both = ((first + second) >> wasted) << wasted
             base = 0 if channel == 0 else leading[k]
             if forward:
-                value = ((values[at] - base + half) & mask) - half
+                value = ((word - base + half) & mask) - half
                 error = ((value - previous - both + half) & mask) - half
                 high = error >> wasted
                 zigzag = (high << 1) ^ (high >> (bits - 1 - wasted))
-                out[at] = ((zigzag << wasted) | (error & low)) & mask
+                result = ((zigzag << wasted) | (error & low)) & mask
+                for i in range(width):
+                    out[at + i] = (result >> (8 * (width - 1 - i))) & 255
             else:
-                zigzag = values[at] >> wasted
-                error = (((zigzag >> 1) ^ -(zigzag & 1)) << wasted) | (values[at] & low)
+                zigzag = word >> wasted
+                error = (((zigzag >> 1) ^ -(zigzag & 1)) << wasted) | (word & low)
                 value = ((previous + both + error + half) & mask) - half
-                out[at] = ((value + base + half) & mask) - half
+                result = (value + base) & mask
+                for i in range(width):
+                    out[at + i] = (result >> (8 * i)) & 255
             seen |= value & mask
-            if channel == 0:
+            if channel == 0 and channels > 1:
                 leading[k] = value
             difference = value - previous
             previous = value
             _learn(long_weights, long_inputs, difference - first, STEP, difference)
             _learn(short_weights, short_inputs, difference - first - second, SHORT_STEP,
                    difference - first)
-    return out
