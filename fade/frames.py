@@ -115,12 +115,12 @@ def _frames(head: bytes, source: BinaryIO, size: int) -> Iterator[bytes]:
 
 
 def _cut_by_kind(frames: Iterator[bytes],
-                 model_of: Callable[[str], int | None]) -> Iterator[bytes]:
+                 model_of: Callable[[str], int | None] | None) -> Iterator[bytes]:
     """Each of `frames` in the pieces fade.cuts.kind_pieces cuts it into
-    (`model_of`: Settings.kind_model), or whole where the settings pick no
-    model by kind."""
+    (`model_of`: Settings.kind_model), or whole where it is None (the
+    settings pick no model by kind)."""
     for frame in frames:
-        sizes = [len(frame)] if model_of("text") is None else cuts.kind_pieces(frame, model_of)
+        sizes = [len(frame)] if model_of is None else cuts.kind_pieces(frame, model_of)
         if len(sizes) == 1:
             yield frame
             continue
@@ -187,18 +187,18 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
     following = next(fixed, b"") if len(leading) == frame_size else b""
     if following and settings.threads is None:
         settings = dataclasses.replace(settings, threads=FRAME_THREADS)
-    # Frames of frame_size, each cut again where its data changes kind
-    # (fade.cuts): the first two read, then the rest as they are needed.
+    # The frames of frame_size (two read), each cut again where its kind changes
+    model_of = settings.kind_model if settings.kind_model("text") is not None else None
     pieces = _cut_by_kind(itertools.chain([leading], [following] if following else [], fixed),
-                          settings.kind_model)
+                          model_of)
     first = next(pieces, b"")
     second = next(pieces, b"")
     if second and (jobs > 1 or ray is not None) and "race_beside" not in keywords:
         # the cores are busy with frames: the race's passes one at a time
         settings = dataclasses.replace(settings, race_beside=False)
     if announce is not None:
-        by_kind = settings.kind_model("text") is not None
-        announce(leading, dataclasses.replace(framing, by_kind=by_kind) if second else None)
+        announce(leading, dataclasses.replace(framing, by_kind=model_of is not None)
+                 if second else None)
     del leading, following
     if show_plan is not None:
         show_plan(settings.plan(len(first), first))

@@ -162,11 +162,18 @@ class Settings:
         if self.method not in ("auto", STATISTICS) or self.float_mode != "off" or \
                 self.statistics_model is not None:
             return None
-        level = self.level or ("fast" if self.method == STATISTICS else None)
-        if level is None and (self.model is not None or self.preset):
-            return None
-        statistics = named_level(level or DEFAULT_LEVEL).statistics
+        level = self._level_name()
+        statistics = None if level is None else named_level(level).statistics
         return None if statistics is None else statistics.for_kind(kind).model
+
+    def _level_name(self) -> str | None:
+        """The level these settings code with: the one given; with method
+        statistics and none given, "fast"; with no model or preset either,
+        the default level; else None (the network alone)."""
+        level = self.level or ("fast" if self.method == STATISTICS else None)
+        if level is None and self.model is None and not self.preset:
+            level = DEFAULT_LEVEL
+        return level
 
     def _level_statistics(self, chosen: Level | None, kind: str) -> StatisticsConfig | None:
         """The statistics level `chosen` codes bytes of `kind` (race.Screen.kind)
@@ -190,14 +197,11 @@ class Settings:
         if self.float_mode not in floats.MODES:
             raise FadeError(f"unknown float mode {self.float_mode!r} (choose from "
                             f"{', '.join(floats.MODES)})")
-        model, preset_name, level = self.model, self.preset, self.level
-        if self.method == STATISTICS:
-            if model is not None or preset_name:
-                raise FadeError("method statistics is the level's statistics alone, in file "
-                                "order: it takes no preset")
-            level = level or "fast"
-        if level is None and model is None and not preset_name:
-            level = DEFAULT_LEVEL
+        model, preset_name = self.model, self.preset
+        if self.method == STATISTICS and (model is not None or preset_name):
+            raise FadeError("method statistics is the level's statistics alone, in file "
+                            "order: it takes no preset")
+        level = self._level_name()
         chosen = named_level(level) if level is not None else None
         # What the bytes are picks the model of the level's statistics alone
         # (text, table, dna, x86, binary: StatisticsConfig.for_kind) and, for a hybrid,

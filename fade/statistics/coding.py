@@ -159,8 +159,7 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     tables = Tables.build(config, 1, len(data))
     begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
-    source = to_residuals(to_addresses(source, MODEL_PARTS[config.model]),
-                          MODEL_PARTS[config.model])
+    source = _changed(source, MODEL_PARTS[config.model])
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
     marks = np.asarray(marks, dtype=np.int64)
     bits = np.zeros(len(marks), dtype=np.int64)
@@ -210,9 +209,20 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
-    out = from_addresses(from_residuals(out, MODEL_PARTS[config.model]),
-                         MODEL_PARTS[config.model])
+    out = _restored(out, MODEL_PARTS[config.model])
     return out.tobytes(), used
+
+
+def _changed(data: np.ndarray, parts: int) -> np.ndarray:
+    """`data` as a model with `parts` codes it in file order: x86 addresses
+    (fade.statistics.x86), then audio residuals (fade.statistics.audio),
+    where its parts ask; `_restored` undoes them, last first."""
+    return to_residuals(to_addresses(data, parts), parts)
+
+
+def _restored(data: np.ndarray, parts: int) -> np.ndarray:
+    """The bytes `_changed` took."""
+    return from_addresses(from_residuals(data, parts), parts)
 
 
 # The network's float32 probabilities become integer weights p * 2^24 + 1:
