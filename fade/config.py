@@ -189,7 +189,8 @@ class StatisticsConfig:
     (`for_kind`) parse the instructions too (fade.statistics.x86); 19 and
     20 are 4 and 5 with column contexts and a second record length; 21,
     22 and 23 are 19, 20 and 6 coding 16-bit PCM audio's samples as a
-    predictor's residuals (fade.statistics.audio)."""
+    predictor's residuals (fade.statistics.audio); 24, 25 and 26 predict
+    an image's pixels from their neighbours (fade.statistics.image)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -206,15 +207,16 @@ class StatisticsConfig:
 
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
-        "table", "dna", "x86", "audio" or "binary"): a level's model for text or for any bytes
-        becomes its model for that kind where it has one
+        "table", "dna", "x86", "audio", "image" or "binary"): a level's model
+        for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): models 0 and 1 code bytes that are
         not text with models 19 and 20, which add the contexts that pay on
         machine code, records and images and cost text speed
         (docs/statistics.md, "Models 4 to 6"), delimited tables with
         models 7 and 8 (model 6 with 9), which add field contexts,
         nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
-        (6 with 18) and 16-bit PCM audio with 21 and 22 (6 with 23)."""
+        (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23) and PNM
+        and BMP images with 24 and 25 (6 with 26)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from fade import statistics
 from fade.statistics.audio import wav_layout
+from fade.statistics.image import image_layout
 from fade.statistics.parts import DELIMITERS
 from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
 from fade.errors import FadeError
@@ -292,6 +293,7 @@ class Screen:
     dna: bool = False  # text of nucleotides (`nucleotides`)
     x86: bool = False  # bytes that are not text: x86 machine code (`machine_code`)
     audio: bool = False  # not text: a WAV file of 16- or 24-bit PCM (wav_layout)
+    image: bool = False  # not text: a binary PNM or uncompressed BMP image (image_layout)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -302,6 +304,9 @@ class Screen:
             bad = data.decode("utf-8", errors="replace").count("\ufffd")
             text += max(0, high - 4 * bad)
         share = text / max(len(data), 1)
+        layout = image_layout(symbols)  # (whatever share of its pixels reads as text)
+        if layout is not None and layout.start < len(data):
+            return cls(len(data), share, image=True)
         if share < TEXT_SHARE:
             if wav_layout(symbols) is not None:
                 return cls(len(data), share, audio=True)
@@ -315,8 +320,10 @@ class Screen:
 
     @property
     def kind(self) -> str:
-        """"text", "table", "dna", "x86", "audio" or "binary": what picks a
+        """"text", "table", "dna", "x86", "audio", "image" or "binary": what picks a
         level's statistics model (StatisticsConfig.for_kind)."""
+        if self.image:
+            return "image"
         if not self.is_text:
             return "audio" if self.audio else "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "text"
@@ -328,6 +335,8 @@ class Screen:
     @property
     def content(self) -> str:
         """What the bytes are, in words."""
+        if self.image:
+            return f"an image ({self.text:.1%} of the bytes text)"
         if self.is_text:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
                     else "text")

@@ -93,6 +93,18 @@ _PCM24 = _WIDE.astype("<i4").view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
 AUDIO24 = b"RIFF" + struct.pack("<I", 36 + len(_PCM24)) + b"WAVEfmt " + \
     struct.pack("<IHHIIHH", 16, 1, 2, 16000, 96000, 6, 24) + b"data" + \
     struct.pack("<I", len(_PCM24)) + _PCM24
+# Made up here too: a 48x32 colour image (smooth planes that move together,
+# some noise) as binary PPM, and a 40x24 gray one as an 8-bit BMP with a gray
+# palette (the pixels start after 1,078 bytes): what models 24 to 26 code.
+_Y, _X = np.mgrid[0:32, 0:48]
+_SMOOTH = 90 + 40 * np.sin(_X / 7.0) + 30 * np.cos(_Y / 5.0) + \
+    np.random.default_rng(17).normal(0, 3, (32, 48))
+_RGB = np.stack([_SMOOTH, _SMOOTH * 0.8 + 20, 200 - _SMOOTH * 0.5], axis=2)
+IMAGE = b"P6\n48 32\n255\n" + np.clip(_RGB, 0, 255).astype(np.uint8).tobytes()
+_GRAY = np.clip(_SMOOTH[:24, :40] * 1.2, 0, 255).astype(np.uint8)
+IMAGE_BMP = b"BM" + struct.pack("<IHHI", 1078 + 40 * 24, 0, 0, 1078) + \
+    struct.pack("<IiiHHIIiiII", 40, 40, 24, 1, 8, 0, 40 * 24, 2835, 2835, 256, 0) + \
+    bytes(b for v in range(256) for b in (v, v, v, 0)) + _GRAY[::-1].tobytes()
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -137,6 +149,10 @@ ARCHIVES = {
     "statistics-default-audio": (AUDIO, dict(level="default", method="statistics")),
     "statistics-max-audio": (AUDIO, dict(level="max", method="statistics")),
     "statistics-default-audio24": (AUDIO24, dict(level="default", method="statistics")),
+    "statistics-image": (IMAGE, dict(level="fast", method="statistics")),
+    "statistics-default-image": (IMAGE, dict(level="default", method="statistics")),
+    "statistics-max-image": (IMAGE, dict(level="max", method="statistics")),
+    "statistics-default-image-bmp": (IMAGE_BMP, dict(level="default", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -35,12 +35,14 @@ from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.audio import from_residuals, to_residuals
 from fade.statistics.x86 import from_addresses, to_addresses
-from fade.statistics.parts import F_DNA, F_RUNS, MAX_CONTEXTS, active_contexts
-from fade.statistics.predictor import (NETWORK_INPUT, begin_streams, code_step, decode_range,
-                                       encode_range)
+from fade.statistics.image import HEAD_LIMIT, Layout, image_layout
+from fade.statistics.parts import F_DNA, F_IMAGE, F_RUNS, MAX_CONTEXTS, active_contexts
+from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
+                                       decode_range, encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
+                                   IMAGE_INPUTS,
                                    FIXED_INPUTS, INPUTS, dna_bits, dna_sets, final_sets,
-                                   record_sets, state_arrays, table_sets, x86_sets)
+                                   image_sets, record_sets, state_arrays, table_sets, x86_sets)
 
 
 class Tables(NamedTuple):
@@ -75,6 +77,9 @@ class Tables(NamedTuple):
     dna: np.ndarray  # F_DNA: the four bases' counts after each context, per order
     dna_bases: np.ndarray  # F_DNA: each stream's bases in order
     coder: np.ndarray  # the range coder's C_ fields
+    image_maps: np.ndarray  # F_IMAGE: the predictions' maps
+    image_errors: np.ndarray  # F_IMAGE: the predictions' errors at the last bytes
+    image_solver: np.ndarray  # F_IMAGE: the linear predictors' sums and weights
 
     @classmethod
     def build(cls, config: StatisticsConfig, streams: int, length: int) -> "Tables":
@@ -94,6 +99,8 @@ class Tables(NamedTuple):
         first = FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active)
         if parts & F_DNA:
             tables.weights.reshape(-1, INPUTS)[:, first:first + DNA_INPUTS] = DNA_WEIGHT
+        if parts & F_IMAGE:
+            tables.weights.reshape(-1, INPUTS)[:, first:first + IMAGE_INPUTS] = IMAGE_WEIGHT
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
         for apm in (tables.apm1, tables.apm2, tables.apm3):
             apm.reshape(-1, APM_KNOTS)[:] = knots
@@ -103,7 +110,7 @@ class Tables(NamedTuple):
         tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
                                 int(config.keyed), parts, sets, table_sets(parts),
                                 dna_sets(parts), dna_bits(config.table_bits), first,
-                                x86_sets(parts), record_sets(parts),
+                                x86_sets(parts), record_sets(parts), image_sets(parts),
                                 len(active), *active]
         # The final mixer's weights, per c0: the average of the sets at first.
         tables.final[:] = 65536 // sets
@@ -112,6 +119,7 @@ class Tables(NamedTuple):
 
 
 DNA_WEIGHT = 8192  # F_DNA: each count input's weight at first (1/8)
+IMAGE_WEIGHT = 8192  # F_IMAGE: each prediction input's
 
 
 def _start_weights(weights: np.ndarray, active: list[int], late: list[int],
@@ -163,11 +171,16 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
     marks = np.asarray(marks, dtype=np.int64)
     bits = np.zeros(len(marks), dtype=np.int64)
+    layout = _pixels(data, MODEL_PARTS[config.model])
     stops = np.union1d(np.arange(CHUNK, len(data), CHUNK), marks)
+    if layout is not None:
+        stops = np.union1d(stops, [layout.start])
     begin = 0
     for end in [*stops[(stops > 0) & (stops < len(data))].tolist(), len(data)]:
         if encode_range(tables, source, begin, end, out) > out.shape[0]:
             return None, bits
+        if layout is not None and end == layout.start:
+            _begin_image(tables, layout, len(data))
         bits[marks == end] = 8 * tables.coder[C_POS]
         if progress is not None and (end % CHUNK == 0 or end == len(data)):
             progress(end, 8 * int(tables.coder[C_POS]))
@@ -197,7 +210,10 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     out = np.zeros(size, dtype=np.uint8)
     payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
     start_decoder(tables.coder, payload)
-    for begin in range(0, size, CHUNK):
+    first = 0
+    if MODEL_PARTS[config.model] & F_IMAGE:
+        first = _decode_head(tables, payload, out)
+    for begin in range(first, size, CHUNK):
         end = min(begin + CHUNK, size)
         done = decode_range(tables, payload, out, begin, end)
         if done < end:
@@ -211,6 +227,40 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
                                   f"{len(stream)} are there")
     out = _restored(out, MODEL_PARTS[config.model])
     return out.tobytes(), used
+
+
+def _pixels(data: bytes, parts: int) -> Layout | None:
+    """F_IMAGE: the layout of the image `data` begins with, where the
+    decoder finds it too (`_decode_head`): from exactly the bytes before
+    the pixels; else None."""
+    if not parts & F_IMAGE:
+        return None
+    layout = image_layout(data)
+    if layout is None or layout.start >= len(data) or image_layout(data[:layout.start]) != layout:
+        return None
+    return layout
+
+
+def _begin_image(tables: Tables, layout: Layout, size: int) -> None:
+    begin_image(tables, 0, layout.start, min(layout.end, size), layout.stride, layout.row,
+                layout.pixel)
+
+
+def _decode_head(tables: Tables, payload: np.ndarray, out: np.ndarray) -> int:
+    """F_IMAGE: decode out's bytes one at a time until those decoded give
+    an image's layout (`image_layout` finds none from fewer bytes than its
+    header), and start its pixels there; or until HEAD_LIMIT bytes (or
+    all) are decoded without one. Returns how many bytes are decoded."""
+    size = len(out)
+    limit = min(size, HEAD_LIMIT)
+    for done in range(limit):
+        layout = image_layout(out[:done])
+        if layout is not None:
+            _begin_image(tables, layout, size)
+            return done
+        if decode_range(tables, payload, out, done, done + 1) < done + 1:
+            return done  # (damaged: decode_prefix finds it so)
+    return limit
 
 
 def _changed(data: np.ndarray, parts: int) -> np.ndarray:

@@ -25,7 +25,7 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, part_names)
+    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, part_names)
 
 
 @dataclass(frozen=True)
@@ -169,6 +169,22 @@ MODELS: tuple[Model, ...] = (
     Model(_M3 | F_SETS4 | F_STRIDE | F_AUDIO, 6, "max", "audio",
           "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (fade 0.11; its "
           "hybrid mixes model 6)", "the residuals of model 21", slots_per_byte_bits=3),
+    # Model 3's runs and model 2's weight sets made images larger (docs/statistics.md,
+    # "Models 24 to 26"): max is the default's model with larger tables.
+    Model(F_IMAGE, 0, "fast", "image", "`fast`, PNM and BMP images (fade 0.11)",
+          "once the header gives the layout, per pixel byte: 18 contexts of its neighbours "
+          "in its plane (pairs, gradients, the median predictor, the planes before in the "
+          "pixel), 26 predictions (gradients, trends, two least-squares predictors) each an "
+          "input from a histogram of its residuals by how it did nearby; weight sets by the "
+          "plane and the neighbourhood; the APMs by the prediction; of the shared contexts "
+          "orders 1 and 2 alone"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE, 24, "default", "image",
+          "`default`, PNM and BMP images (fade 0.11)",
+          "model 1's final mixer (its weight sets by the neighbourhood's shape and by the "
+          "prediction), third APM (by the median predictor) and faster start"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE, 25, "max", "image",
+          "`max`, PNM and BMP images, alone in file order (fade 0.11; its hybrid mixes "
+          "model 6)", "tables of 8 slots a byte", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
@@ -212,7 +228,7 @@ def markdown_table() -> str:
         base = 0 if model.base is None else MODELS[model.base].parts
         names = ", ".join(f"`{name}`" for name in part_names(model.parts & ~base))
         if base:
-            names = f"model {model.base}'s, {names}"
+            names = f"model {model.base}'s" + (f", {names}" if names else "")
         adds = model.adds if model.base is None else f"model {model.base} and: {model.adds}"
         rows.append(f"| {number} | {model.use} | {adds} | {names or 'none'} |")
     return "\n".join(rows) + "\n"

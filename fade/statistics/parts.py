@@ -67,7 +67,15 @@ X86_PLACE, X86_SEQUENCE, X86_BEFORE, X86_WHOLE = range(SHARED + KEYED + 21, SHAR
 # the column with the bytes one and two records above; the bytes one and two
 # records of the second length above, with the last byte.
 RECORD3, RECORD4, RECORD5 = range(SHARED + KEYED + 25, SHARED + KEYED + 28)
-MAX_CONTEXTS = SHARED + KEYED + 28
+# Models 24 to 26's (images, fade.statistics.image): the pixel's neighbours
+# in its plane (west, north, north-west, north-east and two further), the
+# predictions made of them (gradients, the median predictor, the planes
+# already coded in this pixel) and the neighbours' errors, each with the
+# plane; of the shared contexts only orders 1 and 2.
+IMAGE_CONTEXTS = 18
+IMAGE = SHARED + KEYED + 28
+IMAGE_SHARED = 2
+MAX_CONTEXTS = IMAGE + IMAGE_CONTEXTS
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -102,6 +110,9 @@ F_RECORDS = 4194304
 # AUDIO: a WAV file's 16-bit samples coded as a predictor's residuals
 # (fade.statistics.audio), in file order.
 F_AUDIO = 8388608
+# IMAGE: the pixel contexts, weight set and APM contexts of an image whose
+# layout a header gives (fade.statistics.image).
+F_IMAGE = 16777216
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -110,7 +121,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
               F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
-              F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO"}
+              F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -125,7 +136,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (DNA_LINE, F_DNA),
                      (X86_PLACE, F_X86), (X86_SEQUENCE, F_X86), (X86_BEFORE, F_X86),
                      (X86_WHOLE, F_X86), (RECORD3, F_RECORDS), (RECORD4, F_RECORDS),
-                     (RECORD5, F_RECORDS))
+                     (RECORD5, F_RECORDS),
+                     *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
@@ -133,12 +145,13 @@ def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]
     (shared, but orders 1 and 2 alone with F_DNA; the parts' own; then keyed
     ones if `keyed`); the places in that
     order of the contexts from model 2 on; and how many come before the keyed."""
-    active = list(range(DNA_SHARED if parts & F_DNA else SHARED))
+    active = list(range(DNA_SHARED if parts & F_DNA else IMAGE_SHARED if parts & F_IMAGE
+                        else SHARED))
     late = []
     for index, part in OPTIONAL_CONTEXTS:
         if parts & part:
             active.append(index)
-            if index >= ORDER5:
+            if ORDER5 <= index < IMAGE:  # (an image's contexts predict from its first row)
                 late.append(len(active) - 1)
     unkeyed = len(active)
     if keyed:

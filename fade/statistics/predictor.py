@@ -25,21 +25,24 @@ from fade.statistics.contexts import byte_kind, general_contexts, note_byte, not
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_RECORDS, F_SETS, F_SETS4, F_TABLE, F_WORDSET,
-                                   F_X86, KEYED, SHARED)
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_RECORDS, F_SETS, F_SETS4, F_TABLE,
+                                   F_WORDSET, F_X86, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
+from fade.statistics.image import image_contexts, image_inputs, note_image
 from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
 from fade.statistics.state import (
-    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, KIND_SETS, LAYER_SETS,
-    MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS, P_KEYED, P_MATCH_BITS,
-    P_PARTS, P_RATE, P_RECORD_SETS, P_SETS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER,
-    S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_LENGTH,
-    S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN,
-    SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS,
-    X86_PLACE_SETS)
+    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
+    IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT,
+    P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS,
+    P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH,
+    S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
+    S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
+    S_LENGTH, S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS,
+    S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS,
+    WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -61,6 +64,8 @@ def _start_byte(tables, s, bits):
         dna_contexts(scratch, streams, dna, parameters, s)
     if parts & F_X86:
         x86_contexts(scratch, streams, s)
+    if parts & F_IMAGE:
+        image_contexts(scratch, streams, buffer, tables.image_errors, tables.image_solver, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         mask = (np.int64(1) << bits) - 1
@@ -179,6 +184,8 @@ def predict(tables, s, c0, bitpos, network):
         n += count
     if parameters[P_PARTS] & F_DNA:  # the counts of bases, an input per order (code_byte's)
         n += DNA_INPUTS
+    elif parameters[P_PARTS] & F_IMAGE:  # the predictions' inputs (code_byte's)
+        n += IMAGE_INPUTS
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
     if parameters[P_PARTS] & F_TABLE:  # by the field's index, not the contexts found
@@ -194,6 +201,8 @@ def predict(tables, s, c0, bitpos, network):
         set2 = parameters[P_DNA_SETS] + select * 8 + bitpos
     elif parameters[P_PARTS] & F_X86:  # by the place in the instruction
         set2 = parameters[P_X86_SETS] + x86_set(streams, s) * 8 + bitpos
+    elif parameters[P_PARTS] & F_IMAGE:  # by the plane and the neighbourhood
+        set2 = parameters[P_IMAGE_SETS] + streams[s, S_IMAGE_SET] * 8 + bitpos
     elif parameters[P_PARTS] & F_RECORDS and record_kept(streams, s):  # by the column
         set2 = parameters[P_RECORD_SETS] + record_set(streams, s) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
@@ -202,9 +211,13 @@ def predict(tables, s, c0, bitpos, network):
         # Two more weight sets, by the last byte and by the one before, and a
         # final mixer of the four outputs, its weights chosen by c0.
         set3 = LAYER_SETS + last
+        if parts & F_IMAGE:  # by the plane and the neighbourhood's shape instead
+            set3 = parameters[P_IMAGE_SETS] + IMAGE_BUSY_SETS + streams[s, S_IMAGE_SHAPE]
         set4 = LAYER_SETS + 256 + ((streams[s, S_HISTORY] >> 8) & 255)
         if parts & F_X86:  # by the opcode and the place in the instruction instead
             set4 = parameters[P_X86_SETS] + X86_PLACE_SETS + x86_opcode_set(streams, s)
+        elif parts & F_IMAGE:  # by the pixel's prediction instead
+            set4 = LAYER_SETS + 256 + streams[s, S_IMAGE_PREDICTED]
         _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
         if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
             set5 = MORE_SETS + (context_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
@@ -242,6 +255,8 @@ def predict(tables, s, c0, bitpos, network):
     weight = position & 4095
     a1 = (c0 * APM_KNOTS) + knot
     a2 = ((last * 256 + c0) * APM_KNOTS) + knot
+    if parts & F_IMAGE:  # by the pixel's prediction, not the last byte
+        a2 = ((streams[s, S_IMAGE_PREDICTED] * 256 + c0) * APM_KNOTS) + knot
     p1 = (apm1[a1] * (4096 - weight) + apm1[a1 + 1] * weight) >> 12
     p2 = (apm2[a2] * (4096 - weight) + apm2[a2 + 1] * weight) >> 12
     if parts & F_APM3:
@@ -251,6 +266,8 @@ def predict(tables, s, c0, bitpos, network):
         elif parts & F_X86:  # by the opcode, the place in the instruction, the last byte
             row = context_hash((x86_opcode_set(streams, s) << 8) | last, c0)
             row &= (1 << APM3_BITS) - 1
+        elif parts & F_IMAGE:  # by the plane, the median predictor, the neighbourhood
+            row = context_hash(streams[s, S_IMAGE_APM], c0) & ((1 << APM3_BITS) - 1)
         a3 = row * APM_KNOTS + knot
         p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
         scratch[18] = a3 if weight < 2048 else a3 + 1
@@ -357,6 +374,8 @@ def end_byte(tables, s, byte, bits, match_bits):
         note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
     if parts & F_X86:
         note_x86(streams, s, byte)
+    if parts & F_IMAGE:
+        _image_noted(tables, s, byte)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
     if parts & (F_RECORD | F_RECORDS):
@@ -438,6 +457,20 @@ def _dna_learned(tables, s, bit):
 
 
 @nb.njit(**JIT)
+def _image_bit(tables, s, c0, bitpos):
+    """F_IMAGE: the predictions' inputs for stream s's next bit (as _dna_bit)."""
+    image_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams,
+                 tables.image_maps, s, c0, bitpos)
+
+
+@nb.njit(**JIT)
+def _image_noted(tables, s, byte):
+    """F_IMAGE: stream s's predictions' errors at the byte it coded."""
+    note_image(tables.streams, tables.image_errors, tables.image_maps, tables.image_solver, s,
+               byte)
+
+
+@nb.njit(**JIT)
 def code_byte(tables, stream, s, byte, distribution, decoding):
     """Code one byte of stream s: encode `byte` into `stream`, or decode and
     return it. `distribution`: the network's 256 integer weights, or empty."""
@@ -448,6 +481,8 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
     for bitpos in range(8):
         if parts & F_DNA:
             _dna_bit(tables, s, c0, bitpos)
+        elif parts & F_IMAGE:
+            _image_bit(tables, s, c0, bitpos)
         network = 0
         if distribution.shape[0] == 256:
             network = network_bits(distribution, c0, bitpos)
@@ -476,6 +511,20 @@ def begin_streams(tables, starts, lengths):
         streams[s, S_BASE] = starts[s]
         streams[s, S_LENGTH] = lengths[s]
         _start_byte(tables, s, bits)
+
+
+@nb.njit(**JIT)
+def begin_image(tables, s, start, end, stride, row, pixel):
+    """F_IMAGE: stream s's pixels lie from its byte `start` (its next) to
+    `end`, rows of `stride` bytes (`row` of them pixels, `pixel` bytes a
+    pixel): its next byte's contexts are hashed again, knowing it."""
+    streams = tables.streams
+    streams[s, S_IMAGE_START] = start
+    streams[s, S_IMAGE_END] = end
+    streams[s, S_IMAGE_STRIDE] = stride
+    streams[s, S_IMAGE_ROW] = row
+    streams[s, S_IMAGE_PIXEL] = pixel
+    _start_byte(tables, s, tables.parameters[P_BITS])
 
 
 @nb.njit(**JIT)

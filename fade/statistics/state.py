@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
-from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA,
+from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
                                    F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
                                    F_RECORDS, F_WORDSET, F_X86, MAX_CONTEXTS, active_contexts)
 
@@ -37,10 +37,10 @@ class StatisticsConfig(Protocol):
 # P_TABLE_SETS, where F_TABLE's weight sets (by field and bit position) start;
 # P_DNA_SETS, where F_DNA's; P_DNA_BITS, log2 of each hashed count table's entries;
 # P_DNA_INPUT, where F_DNA's mixer inputs start (after the contexts' and their runs');
-# P_X86_SETS and P_RECORD_SETS, where F_X86's and F_RECORDS' weight sets
-# start; then how many contexts are active, and their indices in input order.
+# P_X86_SETS, P_RECORD_SETS and P_IMAGE_SETS, where F_X86's, F_RECORDS' and
+# F_IMAGE's weight sets start; then how many contexts are active, and their indices in input order.
 (P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_DNA_SETS, P_DNA_BITS,
- P_DNA_INPUT, P_X86_SETS, P_RECORD_SETS, P_COUNT) = range(13)
+ P_DNA_INPUT, P_X86_SETS, P_RECORD_SETS, P_IMAGE_SETS, P_COUNT) = range(14)
 P_ACTIVE = P_COUNT + 1
 
 # Weight sets: by c0 and match (1024), by contexts found and bit position,
@@ -74,6 +74,32 @@ X86_SETS = X86_PLACE_SETS + 1024 * X86_STEPS
 # F_RECORDS: weight sets by the column (0 to 62, 63 and on) and the bit
 # position.
 RECORD_SETS = 64 * 8
+# F_IMAGE: weight sets by the plane (0-3), how busy the neighbourhood is
+# (0-7) and the bit position.
+# ... then (F_LAYERS) by the plane and the neighbourhood's shape (which of
+# its neighbours are larger, and where they differ by more than 3).
+IMAGE_BUSY_SETS = 4 * 8 * 8
+IMAGE_SETS = IMAGE_BUSY_SETS + 4 * 512
+# F_IMAGE's mixer inputs: one per prediction of the pixel byte, from a map by
+# where the prediction lies against the values the byte's bits so far
+# leave (fade.statistics.image.image_inputs).
+IMAGE_PREDICTIONS = 26
+IMAGE_INPUTS = IMAGE_PREDICTIONS  # an input per prediction
+# F_IMAGE's two linear predictors per plane, least squares over the pixels
+# before with weights that decay by 2^-shift a byte (fade.statistics.image):
+# their inputs, and each one's sums and weights (a matrix, a vector, weights).
+OLS_INPUTS = 16
+OLS_SHIFTS = (6, 9)
+OLS_SIZE = OLS_INPUTS * OLS_INPUTS + 2 * OLS_INPUTS
+# Per prediction and plane, histograms of its residuals by how well it did
+# nearby (8 steps).
+IMAGE_STEPS = 16
+IMAGE_MAP = IMAGE_PREDICTIONS * 4 * 2 * IMAGE_STEPS * 256
+IMAGE_COUNT_LIMIT = 4095  # a histogram's counts halve when their total reaches this
+# F_IMAGE: each prediction's error at the last IMAGE_RING bytes (a ring: rows
+# of more than a third of it see other rows' errors as their neighbours').
+IMAGE_RING = 1 << 17
+IMAGE_RING_MASK = IMAGE_RING - 1
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
 
@@ -88,7 +114,7 @@ NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its ch
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
 # and (F_RUNS) two more per context, and (F_DNA) the counts' inputs
-INPUTS = 4 * MAX_CONTEXTS + FIXED_INPUTS + DNA_INPUTS
+INPUTS = 4 * MAX_CONTEXTS + FIXED_INPUTS + DNA_INPUTS  # (F_IMAGE's are fewer than F_DNA's)
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
@@ -149,7 +175,22 @@ S_X86_OPCODES, S_X86_MODRMS = S_X86 + 7, S_X86 + 8
 # many repeats at each distance they have seen.
 S_LENGTHS = S_X86 + 9
 S_LENGTH_COUNTS = S_LENGTHS + 2
-S_FIELDS = S_LENGTH_COUNTS + 2
+# F_IMAGE (fade.statistics.image): where the pixels start and end in the
+# stream, the bytes a row takes (with any padding), a pixel, and a row's
+# pixels; then, for the next byte, the prediction its APM and weight sets
+# read and the weight set by the plane and the neighbourhood.
+S_IMAGE = S_LENGTH_COUNTS + 2
+S_IMAGE_START, S_IMAGE_END, S_IMAGE_STRIDE = S_IMAGE, S_IMAGE + 1, S_IMAGE + 2
+S_IMAGE_PIXEL, S_IMAGE_ROW = S_IMAGE + 3, S_IMAGE + 4
+S_IMAGE_PREDICTED, S_IMAGE_SET, S_IMAGE_APM = S_IMAGE + 5, S_IMAGE + 6, S_IMAGE + 7
+# ... the predictions of the next byte (value | histogram << 12).
+S_IMAGE_PLANE = S_IMAGE + 8
+S_IMAGE_SHAPE = S_IMAGE + 9
+S_IMAGE_PREDICTIONS = S_IMAGE + 10
+# ... the linear predictors' inputs for the next byte, and their weights
+# per rate and plane (4 planes).
+S_OLS_INPUTS = S_IMAGE_PREDICTIONS + IMAGE_PREDICTIONS
+S_FIELDS = S_OLS_INPUTS + OLS_INPUTS
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -165,6 +206,11 @@ def table_bytes(bits: int) -> int:
 
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
+    return image_sets(parts) + (IMAGE_SETS if parts & F_IMAGE else 0)
+
+
+def image_sets(parts: int) -> int:
+    """Where F_IMAGE's weight sets start: after F_RECORDS'."""
     return record_sets(parts) + (RECORD_SETS if parts & F_RECORDS else 0)
 
 
@@ -253,6 +299,13 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # F_DNA: each stream's bases (0-3) in order, from its place in the buffer.
         ("dna_bases", (length if parts & F_DNA else 1,), np.uint8),
         ("coder", (C_FIELDS,), np.int64),  # the C_ fields
+        # F_IMAGE: per prediction, plane, neighbourhood, bit position and offset, an
+        # adaptive probability of a 1.
+        ("image_maps", (IMAGE_MAP if parts & F_IMAGE else 1,), np.uint16),
+        # F_IMAGE: each prediction's error at each of the last IMAGE_RING bytes.
+        ("image_errors", (IMAGE_RING * IMAGE_PREDICTIONS if parts & F_IMAGE else 1,), np.uint8),
+        # F_IMAGE: the linear predictors' sums and weights, per predictor and plane.
+        ("image_solver", (len(OLS_SHIFTS) * 4 * OLS_SIZE if parts & F_IMAGE else 1,), np.int64),
     ]
 
 

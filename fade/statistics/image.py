@@ -1,0 +1,499 @@
+"""Images: pixels predicted from their neighbours (F_IMAGE).
+
+A pixel's best context is not the bytes just before it but its neighbours
+in the picture: the one to the west, a pixel back, and those in the row
+above (north, north-west, north-east), a row's bytes back. So models with
+F_IMAGE, once they know an image's layout from its header (`image_layout`:
+binary PNM, uncompressed BMP), give each pixel byte, in its plane (a
+colour, or a 16-bit sample's high or low byte), what paq8px's and
+JPEG-LS's image models read (`image_contexts`):
+
+- 18 hashed contexts: the neighbours in pairs and all four quantized; the
+  gradients W + N - NW (the plane's surface continued), W + NE - N and
+  N + NE - NNE; the median predictor of JPEG-LS (LOCO-I) with how busy
+  the neighbourhood is; from the second plane of a pixel on, W and N moved
+  as the plane before moved there (colours move together); the
+  neighbours' own gradient errors; and each neighbour with how the last two
+  bytes differ from its own last two;
+- 26 predictions of the byte (those gradients, the neighbours, trends;
+  in colour, the neighbours moved as the last byte moved from theirs; in
+  gray, longer gradients; two least-squares linear predictors per plane),
+  each a mixer input from a histogram of its residuals, chosen by the
+  prediction, the plane, the column's parity and how far it missed at the
+  pixel's neighbours (`image_inputs`, `note_image`);
+- weight sets by the plane and how busy the neighbourhood is, by the plane
+  and the neighbourhood's shape, by the prediction; the second and third
+  APMs by the prediction and by the median predictor, not the last bytes.
+
+Outside the pixels (a header, a palette, bytes after) the contexts are
+orders 1 to 4 and two sparse ones. The layout comes from the bytes before
+the pixels, so the decoder learns it where the encoder did: after decoding
+the header (fade.statistics.coding).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.kernels import INLINE, STRETCH, context_hash
+from fade.statistics.parts import IMAGE, IMAGE_CONTEXTS
+from fade.statistics.state import (IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS, IMAGE_RING_MASK,
+                                   IMAGE_STEPS, OLS_INPUTS, OLS_SHIFTS, OLS_SIZE, S_BASE,
+                                   S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
+                                   S_IMAGE_PLANE, S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS,
+                                   S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START,
+                                   S_IMAGE_STRIDE, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES)
+
+HEAD_LIMIT = 4096  # the pixels start within this many bytes, or it is no image here
+OLS_RIDGE = 256  # added to each diagonal sum: weights stay small where the sums say little
+
+
+class Layout(NamedTuple):
+    """Where an image's pixels lie in its file: from `start`, `height` rows
+    of `stride` bytes each (`row` of them pixels, `pixel` bytes a pixel)."""
+
+    start: int
+    stride: int
+    row: int
+    pixel: int
+    height: int
+
+    @property
+    def end(self) -> int:
+        return self.start + self.stride * self.height
+
+
+def image_layout(data: bytes | np.ndarray) -> Layout | None:
+    """The layout of the image `data` begins with: a binary PNM (P5 gray,
+    P6 colour; 8 or 16 bits a sample) or an uncompressed BMP (8, 24 or 32
+    bits a pixel); None for anything else. It is found from the bytes
+    before the pixels alone, and from no fewer: None while data stops
+    before them (what lets the decoder find it where the encoder did)."""
+    head = bytes(data[:HEAD_LIMIT])
+    layout = _pnm(head) if head[:1] == b"P" else _bmp(head) if head[:2] == b"BM" else None
+    if layout is None or layout.start > len(head) or layout.start >= HEAD_LIMIT:
+        return None
+    if layout.row < 1 or layout.height < 1 or layout.stride < layout.row:
+        return None
+    return layout
+
+
+def _pnm(head: bytes) -> Layout | None:
+    """P5 or P6: 'P5', then width, height and maxval as decimal numbers
+    with white space (and # comments to the line's end) between, then one
+    white space byte, then the pixels."""
+    if head[1:2] not in (b"5", b"6") or len(head) < 3:
+        return None
+    numbers, position = [], 2
+    while len(numbers) < 3:
+        if position >= len(head):
+            return None
+        byte = head[position]
+        if byte == 35:  # '#': a comment to the line's end
+            end = head.find(b"\n", position)
+            if end < 0:
+                return None
+            position = end + 1
+        elif byte in b" \t\r\n":
+            position += 1
+        elif 48 <= byte <= 57:
+            end = position
+            while end < len(head) and 48 <= head[end] <= 57:
+                end += 1
+            if end >= len(head) or head[end] not in b" \t\r\n" or end - position > 6:
+                return None  # (a number must end in white space, as the header's last does)
+            numbers.append(int(head[position:end]))
+            position = end
+        else:
+            return None
+    width, height, top = numbers
+    if not (0 < top < 65536 and width > 0 and height > 0):
+        return None
+    planes = 1 if head[1:2] == b"5" else 3
+    pixel = planes * (1 if top < 256 else 2)
+    return Layout(position + 1, width * pixel, width * pixel, pixel, height)
+
+
+def _bmp(head: bytes) -> Layout | None:
+    """A Windows bitmap with an info header of 40 bytes or more, not
+    compressed (or 32 bits with bit fields), 8, 24 or 32 bits a pixel; rows
+    padded to 4 bytes, bottom-up or top-down."""
+    if len(head) < 54:
+        return None
+    offset = struct.unpack_from("<I", head, 10)[0]
+    size, width, height, planes, bits, compression = struct.unpack_from("<IiiHHI", head, 14)
+    if size < 40 or planes != 1 or bits not in (8, 24, 32) or width <= 0 or height == 0:
+        return None
+    if compression not in (0, 3) or (compression == 3 and bits != 32) or offset < 14 + size:
+        return None
+    pixel = bits // 8
+    row = width * pixel
+    return Layout(offset, (row + 3) & ~3, row, pixel, abs(height))
+
+
+@nb.njit(**INLINE)
+def _at(buffer, here, back):
+    return np.int64(buffer[here - back])
+
+
+@nb.njit(**INLINE)
+def _clip(value):
+    return min(max(value, 0), 255)
+
+
+@nb.njit(**INLINE)
+def _against(buffer, here, back, last1, last2):
+    """last1 and last2 (the two bytes before here) less the two before the
+    byte `back` bytes back (0 and 0 without one), 12 bits each."""
+    if back == 0:
+        return np.int64(0)
+    one = last1 - _at(buffer, here, back + 1) + 2048
+    two = last2 - _at(buffer, here, back + 2) + 2048
+    return (one << 12) | two
+
+
+@nb.njit(**INLINE)
+def _confidence(errors, position, back_w, back_n, back_nw, back_ne, k):
+    """How well prediction k did at the pixel's neighbours (W and N
+    counting twice, NW and NE once), in IMAGE_STEPS steps: half the sum of
+    its errors below 24, then one step each time the sum doubles."""
+    total = 2 * np.int64(errors[((position - back_w) & IMAGE_RING_MASK) * IMAGE_PREDICTIONS + k])
+    total += 2 * np.int64(errors[((position - back_n) & IMAGE_RING_MASK) * IMAGE_PREDICTIONS + k])
+    total += np.int64(errors[((position - back_nw) & IMAGE_RING_MASK) * IMAGE_PREDICTIONS + k])
+    total += np.int64(errors[((position - back_ne) & IMAGE_RING_MASK) * IMAGE_PREDICTIONS + k])
+    if total < 24:
+        return total >> 1
+    step = 12
+    while step < IMAGE_STEPS - 1 and total >= (48 << (step - 12)):
+        step += 1
+    return step
+
+
+@nb.njit(**INLINE)
+def image_contexts(scratch, streams, buffer, errors, solver, s):
+    """Hash stream s's image contexts for its next byte into the scratch,
+    and note its predictions, weight set and APM rows (module docstring)."""
+    position = streams[s, S_POSITION]
+    start = streams[s, S_IMAGE_START]
+    stride = streams[s, S_IMAGE_STRIDE]
+    if stride == 0 or position < start or position >= streams[s, S_IMAGE_END]:
+        # Outside the pixels (a header, a palette, bytes after): orders 1 to 4
+        # and two sparse ones (palettes run in 4 bytes a colour).
+        history = streams[s, S_HISTORY]
+        for k in range(IMAGE_CONTEXTS):
+            context = history & 255
+            if k < 4:
+                context = history & ((np.int64(1) << (8 * (k + 1))) - 1)
+            elif k == 4:
+                context = history & 0xFF0000FF
+            elif k == 5:
+                context = history & 0xFF000000
+            scratch[SCRATCH_HASHES + IMAGE + k] = context_hash(context, 120 + k)
+        streams[s, S_IMAGE_PREDICTED] = history & 255
+        streams[s, S_IMAGE_SET] = 0
+        streams[s, S_IMAGE_SHAPE] = 0
+        streams[s, S_IMAGE_APM] = streams[s, S_HISTORY] & 0xFFFF
+        for k in range(IMAGE_PREDICTIONS):
+            streams[s, S_IMAGE_PREDICTIONS + k] = -1
+        return
+    here = streams[s, S_BASE] + position
+    pixel = streams[s, S_IMAGE_PIXEL]
+    offset = position - start
+    y = offset // stride
+    x = offset - y * stride  # the byte's place in its row
+    plane = x % pixel
+    # The neighbours in the plane; where the picture has none, the nearest it has.
+    left = x >= pixel
+    up = y >= 1
+    row = streams[s, S_IMAGE_ROW]
+    right = x + pixel < row
+    w = _at(buffer, here, pixel) if left else (_at(buffer, here, stride) if up else 0)
+    n = _at(buffer, here, stride) if up else w
+    nw = _at(buffer, here, stride + pixel) if up and left else n
+    ne = _at(buffer, here, stride - pixel) if up and right else n
+    nee = _at(buffer, here, stride - 2 * pixel) if up and x + 2 * pixel < row else ne
+    ww = _at(buffer, here, 2 * pixel) if x >= 2 * pixel else w
+    nn = _at(buffer, here, 2 * stride) if y >= 2 else n
+    nne = _at(buffer, here, 2 * stride - pixel) if y >= 2 and right else nn
+    nww = _at(buffer, here, stride + 2 * pixel) if up and x >= 2 * pixel else nw
+    nnw = _at(buffer, here, 2 * stride + pixel) if y >= 2 and left else nn
+    gradient = _clip(w + n - nw)
+    low, high = min(w, n), max(w, n)
+    median = low if nw >= high else (high if nw <= low else w + n - nw)
+    # The neighbours' own errors: how far the gradient missed at W and at N.
+    error_w = w - _clip(ww + nw - nww)
+    error_n = n - _clip(nw + nn - nnw)
+    # The planes coded before in this pixel: where the plane before went.
+    before = 0
+    moved_w = (w + ne + 1) >> 1
+    moved_n = _clip(2 * n - nn)
+    moved = (w + n + 1) >> 1
+    if plane > 0:
+        before = _at(buffer, here, 1)
+        wb = _at(buffer, here, pixel + 1) if left else before
+        nb_ = _at(buffer, here, stride + 1) if up else before
+        nwb = _at(buffer, here, stride + pixel + 1) if up and left else nb_
+        moved_w = _clip(w + before - wb)
+        moved_n = _clip(n + before - nb_)
+        moved = _clip(gradient + before - _clip(wb + nb_ - nwb))
+    busy = abs(w - nw) + abs(n - nw) + abs(ne - n)
+    level = 0
+    while level < 7 and busy > (2 << level):
+        level += 1
+    key = (plane + 1) << 40
+    h = SCRATCH_HASHES + IMAGE
+    scratch[h] = context_hash(key | gradient, 130)
+    scratch[h + 1] = context_hash(key | (median << 8) | min(busy >> 2, 255), 131)
+    scratch[h + 2] = context_hash(key | (w << 8) | n, 132)
+    scratch[h + 3] = context_hash(key | (n << 8) | ne, 133)
+    scratch[h + 4] = context_hash(key | (w << 8) | nw, 134)
+    scratch[h + 5] = context_hash(key | (_clip(w + ne - n) << 8) | _clip(n + ne - nne), 135)
+    scratch[h + 6] = context_hash(
+        key | ((w >> 2) << 18) | ((n >> 2) << 12) | ((nw >> 2) << 6) | (ne >> 2), 136)
+    scratch[h + 7] = context_hash(key | (moved_w << 8) | moved_n, 137)
+    scratch[h + 8] = context_hash(key | (before << 8) | moved, 138)
+    scratch[h + 9] = context_hash(
+        key | (gradient << 16) | ((min(max(error_w + error_n, -255), 255) + 255) >> 1), 139)
+    scratch[h + 10] = context_hash(key | (_clip(2 * w - ww) << 8) | _clip(2 * n - nn), 140)
+    scratch[h + 11] = context_hash(key | (((w + ne + 1) >> 1) << 8) | ((n + nw + 1) >> 1), 141)
+    # A neighbour with how the last two bytes (the planes before, in colour)
+    # differ from its own last two: where this pixel stands against it.
+    last1 = _at(buffer, here, 1)
+    last2 = _at(buffer, here, 2)
+    back_w = pixel if left else (stride if up else 0)
+    back_n = stride if up else back_w
+    back_nw = stride + pixel if up and left else back_n
+    back_ne = stride - pixel if up and right else back_n
+    scratch[h + 12] = context_hash(
+        key | (w << 24) | _against(buffer, here, back_w, last1, last2), 142)
+    scratch[h + 13] = context_hash(
+        key | (n << 24) | _against(buffer, here, back_n, last1, last2), 143)
+    scratch[h + 14] = context_hash(
+        key | (nw << 24) | _against(buffer, here, back_nw, last1, last2), 144)
+    scratch[h + 15] = context_hash(
+        key | (ne << 24) | _against(buffer, here, back_ne, last1, last2), 145)
+    scratch[h + 16] = context_hash(key | (last1 << 8) | last2, 146)
+    scratch[h + 17] = context_hash(key | (((w + n + 4) >> 3) << 8) | ((last1 >> 4) << 4) |
+                                   (last2 >> 4), 147)
+    streams[s, S_IMAGE_PREDICTED] = moved_w if plane > 0 else gradient
+    streams[s, S_IMAGE_SET] = min(plane, 3) * 8 + level
+    shape = ((abs(w - nw) > 3) << 8) | ((abs(nw - n) > 3) << 7) | ((abs(n - ne) > 3) << 6)
+    shape |= ((n > nw) << 5) | ((n > ne) << 4) | ((n > nn) << 3) | ((w > n) << 2)
+    shape |= ((w > nw) << 1) | (w > ww)
+    streams[s, S_IMAGE_SHAPE] = (min(plane, 3) << 9) | shape
+    streams[s, S_IMAGE_APM] = (plane << 16) | (median << 8) | min(busy >> 1, 255)
+    p = S_IMAGE_PREDICTIONS
+    streams[s, p] = gradient
+    streams[s, p + 1] = median
+    streams[s, p + 2] = w
+    streams[s, p + 3] = n
+    streams[s, p + 4] = _clip(w + ne - n)
+    streams[s, p + 5] = _clip(n + ne - nne)
+    streams[s, p + 6] = moved_w
+    streams[s, p + 7] = moved_n
+    streams[s, p + 8] = _clip(w + nw - nww)
+    streams[s, p + 9] = _clip(n + nw - nnw)
+    streams[s, p + 10] = (ne + _clip(ne + w - nne) + 1) >> 1
+    streams[s, p + 11] = _clip(2 * w - ww)
+    streams[s, p + 12] = _clip((3 * n + 3 * w - nn - ww + 2) >> 2)
+    streams[s, p + 13] = (w + nee + 1) >> 1
+    streams[s, p + 14] = _clip(nw + ne - nn)
+    streams[s, p + 15] = moved
+    streams[s, S_IMAGE_PLANE] = min(plane, 3)
+    _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left, right,
+                     w, n, nw, ne, nn, nne, ww, nww)
+    if pixel >= 3:  # colour: the last byte (the plane before, or W's last plane) moved
+        _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
+                            w, n, nw, ne, nn, nne, ww)
+    else:
+        _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
+                          w, n, nw, ne, nn, nne, ww, nww, nnw, nee)
+    # Each prediction's histogram: the prediction, the plane, the column's
+    # parity and how well it did at the neighbours (the nearest there are).
+    ring_w = pixel if left else stride
+    ring_n = stride if up else pixel
+    ring_nw = stride + pixel if up and left else ring_n
+    ring_ne = stride - pixel if up and right else ring_n
+    for k in range(IMAGE_PREDICTIONS):
+        step = _confidence(errors, position, ring_w, ring_n, ring_nw, ring_ne, k)
+        group = ((k * 4 + min(plane, 3)) * 2 + ((x // pixel) & 1)) * IMAGE_STEPS
+        streams[s, p + k] |= (group + step) << 12
+
+
+@nb.njit(**INLINE)
+def _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left, right,
+                     w, n, nw, ne, nn, nne, ww, nww):
+    """Predictions 24 and 25: two linear predictors of the byte less W (per
+    plane, least squares with a short and a long memory) from the
+    neighbours less W, the last two bytes less their own west and north
+    neighbours, and a constant."""
+    x = S_OLS_INPUTS
+    last = _at(buffer, here, 1)
+    last2 = _at(buffer, here, 2)
+    w1 = _at(buffer, here, pixel + 1) if left else last
+    n1 = _at(buffer, here, stride + 1) if up else last
+    nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
+    ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
+    w2 = _at(buffer, here, pixel + 2) if left else last2
+    n2 = _at(buffer, here, stride + 2) if up else last2
+    streams[s, x] = n - w
+    streams[s, x + 1] = nw - w
+    streams[s, x + 2] = ne - w
+    streams[s, x + 3] = ww - w
+    streams[s, x + 4] = nn - w
+    streams[s, x + 5] = nne - w
+    streams[s, x + 6] = nww - w
+    streams[s, x + 7] = last - w1
+    streams[s, x + 8] = last - n1
+    streams[s, x + 9] = last - nw1
+    streams[s, x + 10] = last - ne1
+    streams[s, x + 11] = last2 - w2
+    streams[s, x + 12] = last2 - n2
+    streams[s, x + 13] = n1 - nw1
+    streams[s, x + 14] = ne1 - n1
+    streams[s, x + 15] = 16
+    plane = streams[s, S_IMAGE_PLANE]
+    for r in range(len(OLS_SHIFTS)):
+        weights = (r * 4 + plane) * OLS_SIZE + OLS_INPUTS * OLS_INPUTS + OLS_INPUTS
+        total = np.int64(0)
+        for i in range(OLS_INPUTS):
+            total += solver[weights + i] * streams[s, x + i]
+        streams[s, S_IMAGE_PREDICTIONS + 24 + r] = _clip(w + (total >> 16))
+
+
+@nb.njit(**INLINE)
+def _ols_learn(streams, solver, s, byte):
+    """The linear predictors learn stream s's byte: their sums decay and
+    take this byte's inputs, and one sweep of Gauss-Seidel moves their
+    weights toward the sums' least squares solution."""
+    x = S_OLS_INPUTS
+    plane = streams[s, S_IMAGE_PLANE]
+    # (x + 0 .. are relative to W; the target is the byte less W)
+    target = byte - (streams[s, S_IMAGE_PREDICTIONS + 2] & 255)
+    for r in range(len(OLS_SHIFTS)):
+        shift = OLS_SHIFTS[r]
+        matrix = (r * 4 + plane) * OLS_SIZE
+        vector = matrix + OLS_INPUTS * OLS_INPUTS
+        weights = vector + OLS_INPUTS
+        for i in range(OLS_INPUTS):
+            xi = streams[s, x + i]
+            row = matrix + i * OLS_INPUTS
+            for j in range(OLS_INPUTS):
+                solver[row + j] += xi * streams[s, x + j] - (solver[row + j] >> shift)
+            solver[vector + i] += xi * target - (solver[vector + i] >> shift)
+        for i in range(OLS_INPUTS):
+            row = matrix + i * OLS_INPUTS
+            total = solver[vector + i] << 16
+            for j in range(OLS_INPUTS):
+                if j != i:
+                    total -= solver[row + j] * solver[weights + j]
+            solver[weights + i] = total // (solver[row + i] + OLS_RIDGE)
+
+
+@nb.njit(**INLINE)
+def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
+                        w, n, nw, ne, nn, nne, ww):
+    """Predictions 16 to 23 of a colour pixel's byte: its neighbours
+    moved as the last byte (the plane before in this pixel; for the first
+    plane, the west pixel's last) moved from theirs, as paq8px's."""
+    last = _at(buffer, here, 1)
+    w1 = _at(buffer, here, pixel + 1) if left else last
+    n1 = _at(buffer, here, stride + 1) if up else last
+    nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
+    ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
+    nn1 = _at(buffer, here, 2 * stride + 1) if up and nn != n else n1
+    nne1 = _at(buffer, here, 2 * stride - pixel + 1) if up and right and nn != n else nn1
+    ww1 = _at(buffer, here, 2 * pixel + 1) if left and ww != w else w1
+    p = S_IMAGE_PREDICTIONS
+    streams[s, p + 16] = last
+    streams[s, p + 17] = _clip(ne + last - ne1)
+    streams[s, p + 18] = _clip(nn + last - nn1)
+    streams[s, p + 19] = _clip(nw + last - nw1)
+    streams[s, p + 20] = _clip((n + ne - nne) + last - (n1 + ne1 - nne1))
+    streams[s, p + 21] = _clip((2 * n + last - n1 + 1) >> 1)
+    streams[s, p + 22] = _clip((2 * w - ww) + last - (2 * w1 - ww1))
+    streams[s, p + 23] = _clip((2 * w + last - w1 + 1) >> 1)
+
+
+@nb.njit(**INLINE)
+def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
+                      w, n, nw, ne, nn, nne, ww, nww, nnw, nee):
+    """Predictions 16 to 23 of a gray pixel's byte: longer gradients."""
+    nnn = _at(buffer, here, 3 * stride) if y >= 3 else nn
+    www = _at(buffer, here, 3 * pixel) if x >= 3 * pixel else ww
+    nwww = _at(buffer, here, stride + 3 * pixel) if up and x >= 3 * pixel else nww
+    nnww = _at(buffer, here, 2 * stride + 2 * pixel) if y >= 2 and x >= 2 * pixel else nnw
+    nnee = _at(buffer, here, 2 * stride - 2 * pixel) if y >= 2 and x + 2 * pixel < \
+        streams[s, S_IMAGE_ROW] else nne
+    low = min(min(w, n), min(ne, nw))
+    high = max(max(w, n), max(ne, nw))
+    p = S_IMAGE_PREDICTIONS
+    streams[s, p + 16] = min(max(3 * n - 3 * nn + nnn, low), high)
+    streams[s, p + 17] = min(max(3 * w - 3 * ww + www, low), high)
+    streams[s, p + 18] = _clip(2 * w + nw - ww - 2 * nww + nwww)
+    streams[s, p + 19] = _clip(w + nne - nn)
+    streams[s, p + 20] = _clip(w + nnw - nnww)
+    streams[s, p + 21] = _clip((8 * w - 3 * ww + 2 * nee - nnee) // 6)
+    streams[s, p + 22] = _clip(((2 * n - nn) + (2 * w - ww) + 1) >> 1)
+    streams[s, p + 23] = _clip(n + nw - nnw)
+
+
+@nb.njit(**INLINE)
+def note_image(streams, errors, maps, solver, s, byte):
+    """After stream s coded `byte` (S_POSITION already past it): each
+    prediction's residual counted in its histogram, its error kept for the
+    pixels to come; the linear predictors learn."""
+    position = streams[s, S_POSITION] - 1
+    if streams[s, S_IMAGE_PREDICTIONS] >= 0:
+        _ols_learn(streams, solver, s, byte)
+    base = (position & IMAGE_RING_MASK) * IMAGE_PREDICTIONS
+    for k in range(IMAGE_PREDICTIONS):
+        prediction = streams[s, S_IMAGE_PREDICTIONS + k]
+        if prediction < 0:
+            errors[base + k] = 255
+            continue
+        errors[base + k] = min(abs(byte - (prediction & 255)), 255)
+        first = (byte - (prediction & 255) + 128) & 255
+        sums = (prediction >> 12) * 256
+        for b in range(first, 256):
+            maps[sums + b] += 1
+        if maps[sums + 255] >= IMAGE_COUNT_LIMIT:
+            for b in range(256):
+                maps[sums + b] >>= 1
+
+
+@nb.njit(**INLINE)
+def _count(maps, sums, first, length):
+    """How many residuals fell in bins first .. first + length - 1 (mod 256)
+    of the histogram at maps[sums:], kept as sums of bins 0 .. b."""
+    end = first + length - 1
+    below = np.int64(maps[sums + first - 1]) if first > 0 else np.int64(0)
+    if end < 256:
+        return np.int64(maps[sums + end]) - below
+    return np.int64(maps[sums + 255]) - below + np.int64(maps[sums + end - 256])
+
+
+@nb.njit(**INLINE)
+def image_inputs(inputs, n, streams, maps, s, c0, bitpos):
+    """The inputs for stream s's next bit, at inputs[n:n + IMAGE_INPUTS]:
+    per prediction of its byte, the stretched probability of a 1 from the
+    histogram of its residuals (by the prediction, its plane and how well
+    it did nearby): the share of the values the bits so far leave that have
+    a 1 next (0 outside the pixels)."""
+    low = (c0 << (8 - bitpos)) & 255
+    length = 1 << (7 - bitpos)
+    for k in range(IMAGE_PREDICTIONS):
+        prediction = streams[s, S_IMAGE_PREDICTIONS + k]
+        if prediction < 0:
+            inputs[n + k] = 0
+            continue
+        sums = (prediction >> 12) * 256
+        first = (low - prediction + 128) & 255
+        zeros = _count(maps, sums, first, length)
+        ones = _count(maps, sums, (first + length) & 255, length)
+        p = ((2 * ones + 1) * 65536) // (2 * (zeros + ones) + 2)
+        inputs[n + k] = STRETCH[max(min(p, 65535), 1)]
