@@ -190,7 +190,8 @@ class StatisticsConfig:
     20 are 4 and 5 with column contexts and a second record length; 21,
     22 and 23 are 19, 20 and 6 coding 16-bit PCM audio's samples as a
     predictor's residuals (fade.statistics.audio); 24, 25 and 26 predict
-    an image's pixels from their neighbours (fade.statistics.image)."""
+    an image's pixels from their neighbours (fade.statistics.image), and
+    27, 28 and 29 raw pixels', their layout measured."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -215,8 +216,9 @@ class StatisticsConfig:
         (docs/statistics.md, "Models 4 to 6"), delimited tables with
         models 7 and 8 (model 6 with 9), which add field contexts,
         nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
-        (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23) and PNM
-        and BMP images with 24 and 25 (6 with 26)."""
+        (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
+        and BMP images with 24 and 25 (6 with 26) and raw pixels with 27
+        and 28 (6 with 29)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

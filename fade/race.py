@@ -24,7 +24,7 @@ import numpy as np
 
 from fade import statistics
 from fade.statistics.audio import wav_layout
-from fade.statistics.image import image_layout
+from fade.statistics.image import image_layout, raw_layout
 from fade.statistics.parts import DELIMITERS
 from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
 from fade.errors import FadeError
@@ -293,7 +293,8 @@ class Screen:
     dna: bool = False  # text of nucleotides (`nucleotides`)
     x86: bool = False  # bytes that are not text: x86 machine code (`machine_code`)
     audio: bool = False  # not text: a WAV file of 16- or 24-bit PCM (wav_layout)
-    image: bool = False  # not text: a binary PNM or uncompressed BMP image (image_layout)
+    image: bool = False  # a binary PNM or uncompressed BMP image (image_layout)
+    pixels: bool = False  # not text: raw pixels of an image without a header (raw_layout)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -310,6 +311,8 @@ class Screen:
         if share < TEXT_SHARE:
             if wav_layout(symbols) is not None:
                 return cls(len(data), share, audio=True)
+            if raw_layout(symbols) is not None:
+                return cls(len(data), share, pixels=True)
             return cls(len(data), share, x86=len(symbols) > 4 and machine_code(symbols))
         dna = nucleotides(symbols)
         return cls(len(data), share, not dna and delimited(symbols), dna)
@@ -320,10 +323,10 @@ class Screen:
 
     @property
     def kind(self) -> str:
-        """"text", "table", "dna", "x86", "audio", "image" or "binary": what picks a
+        """"text", "table", "dna", "x86", "audio", "image", "pixels" or "binary": what picks a
         level's statistics model (StatisticsConfig.for_kind)."""
-        if self.image:
-            return "image"
+        if self.image or self.pixels:
+            return "image" if self.image else "pixels"
         if not self.is_text:
             return "audio" if self.audio else "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "text"
@@ -335,8 +338,9 @@ class Screen:
     @property
     def content(self) -> str:
         """What the bytes are, in words."""
-        if self.image:
-            return f"an image ({self.text:.1%} of the bytes text)"
+        if self.image or self.pixels:
+            what = "an image" if self.image else "raw pixels"
+            return f"{what} ({self.text:.1%} of the bytes text)"
         if self.is_text:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
                     else "text")

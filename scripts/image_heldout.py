@@ -18,12 +18,14 @@ in tests/corpus), never on these:
 - astronaut.ppm (issue 38's colour photo), coffee.ppm, ihc.ppm (a stained
   microscope slide), motorcycle_left.ppm: colour photos;
 - coffee.bmp (24 bits, rows bottom-up, padded), moon.bmp (8 bits with a
-  gray palette).
+  gray palette);
+- camera.raw, astronaut.raw: the pixels alone, without a header (issue
+  38's table has these two so).
 
 With --anchors, prints a Markdown table of the bytes of JPEG XL lossless
 (`cjxl -d 0 -e 9`), WebP lossless (`cwebp -lossless -z 9 -exact`) and
 `xz -9e` on each file, each decoded again and its pixels compared (a BMP's
-anchors code its PNM twin: neither reads BMP); with --paq8px, paq8px -8's
+and a raw file's anchors code its PNM twin: they read neither); with --paq8px, paq8px -8's
 bytes too (not decoded back: it takes as long as coding). fade's own
 figures come from scripts/versus.py on OUT_DIR's files, which decodes every
 archive in a fresh process.
@@ -53,6 +55,7 @@ SOURCES = {  # name in the wheel: SHA-256 of the PNG
     "motorcycle_left": "db18e9c4157617403c3537a6ba355dfeafe9a7eabb6b9b94cb33f6525dd49179",
 }
 BMPS = ("coffee", "moon")
+RAWS = ("camera", "astronaut")  # also as their pixels alone: issue 38's two photos
 
 
 def pnm(image) -> bytes:
@@ -146,6 +149,9 @@ def main() -> int:
         if name in BMPS:
             (args.out / f"{name}.bmp").write_bytes(bmp(image))
             made.append((args.out / f"{name}.bmp", twin, image.mode))
+        if name in RAWS:
+            (args.out / f"{name}.raw").write_bytes(image.tobytes())
+            made.append((args.out / f"{name}.raw", twin, image.mode))
     print(f"{len(made)} files in {args.out}")
     columns = [*ANCHORS, *(["paq8px -8"] if args.paq8px else [])]
     if args.anchors:

@@ -153,6 +153,8 @@ ARCHIVES = {
     "statistics-default-image": (IMAGE, dict(level="default", method="statistics")),
     "statistics-max-image": (IMAGE, dict(level="max", method="statistics")),
     "statistics-default-image-bmp": (IMAGE_BMP, dict(level="default", method="statistics")),
+    # The colour image's pixels alone (raw, 4,608 bytes): models 27 to 29.
+    "statistics-default-pixels": (IMAGE[13:], dict(level="default", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

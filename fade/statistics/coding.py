@@ -35,8 +35,8 @@ from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.audio import from_residuals, to_residuals
 from fade.statistics.x86 import from_addresses, to_addresses
-from fade.statistics.image import HEAD_LIMIT, Layout, image_layout
-from fade.statistics.parts import F_DNA, F_IMAGE, F_RUNS, MAX_CONTEXTS, active_contexts
+from fade.statistics.image import HEAD_LIMIT, RAW_HEAD, Layout, image_layout, made_header, raw_layout
+from fade.statistics.parts import F_DNA, F_IMAGE, F_PIXELS, F_RUNS, MAX_CONTEXTS, active_contexts
 from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
                                        decode_range, encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
@@ -164,6 +164,11 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     """`encode_file`, and the bits put out for data[:m] at each offset m of
     `marks` (0 <= m <= len(data), any order): multiples of 8, at most 32 bits
     short of the code length (what the coder holds back), the same on any CPU."""
+    head = _made_head(data, MODEL_PARTS[config.model])
+    if head:  # (F_PIXELS: coded before the bytes, dropped by the decoder)
+        data, marks = head + data, np.asarray(marks, dtype=np.int64) + len(head)
+        if progress is not None:
+            progress = _shifted(progress, len(head))
     tables = Tables.build(config, 1, len(data))
     begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
@@ -205,14 +210,24 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     byte per byte the encoder shifted out, so where it stops is where the
     encoder's stream ended (what finds the end of a statistics archive in a
     concatenation)."""
-    tables = Tables.build(config, 1, size)
-    begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([size], dtype=np.int64))
-    out = np.zeros(size, dtype=np.uint8)
+    parts = MODEL_PARTS[config.model]
+    made = RAW_HEAD if parts & F_PIXELS else 0  # room for the header F_PIXELS makes
+    tables = Tables.build(config, 1, size + made)
+    begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([size + made], dtype=np.int64))
+    out = np.zeros(size + made, dtype=np.uint8)
     payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
     start_decoder(tables.coder, payload)
     first = 0
-    if MODEL_PARTS[config.model] & F_IMAGE:
-        first = _decode_head(tables, payload, out)
+    if parts & F_IMAGE:
+        first = _decode_head(tables, payload, out[:size + made])
+    if made:
+        if first > made or image_layout(out[:first]) is None:
+            raise CorruptArchiveError("the statistics stream is damaged: its image header "
+                                      "is not one")
+        out, made = out[:first + size], first
+        if progress is not None:
+            progress = _shifted(progress, made)
+    size += made
     for begin in range(first, size, CHUNK):
         end = min(begin + CHUNK, size)
         done = decode_range(tables, payload, out, begin, end)
@@ -225,7 +240,7 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
-    out = _restored(out, MODEL_PARTS[config.model])
+    out = _restored(out[made:], MODEL_PARTS[config.model])
     return out.tobytes(), used
 
 
@@ -239,6 +254,20 @@ def _pixels(data: bytes, parts: int) -> Layout | None:
     if layout is None or layout.start >= len(data) or image_layout(data[:layout.start]) != layout:
         return None
     return layout
+
+
+def _made_head(data: bytes, parts: int) -> bytes:
+    """F_PIXELS: the PNM header of the layout `raw_layout` measures in
+    `data` (of one pixel where it finds none: the bytes are then coded as
+    other bytes); else nothing."""
+    if not parts & F_PIXELS:
+        return b""
+    return made_header(raw_layout(data))
+
+
+def _shifted(progress: Callable[[int, int], None], made: int) -> Callable[[int, int], None]:
+    """`progress` told of the input's bytes, not of a made header's."""
+    return lambda done, bits: progress(max(done - made, 0), bits)
 
 
 def _begin_image(tables: Tables, layout: Layout, size: int) -> None:

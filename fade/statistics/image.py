@@ -49,6 +49,12 @@ from fade.statistics.state import (IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS, IMAGE_R
                                    S_IMAGE_STRIDE, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES)
 
 HEAD_LIMIT = 4096  # the pixels start within this many bytes, or it is no image here
+RAW_HEAD = 32  # F_PIXELS: the most bytes the made header takes
+RAW_PIXELS = (1, 2, 3)  # bytes a pixel that raw pixels may have: gray, 16-bit gray, RGB
+RAW_SIDE = 8  # ... with at least this many rows and columns (at most 65,535 columns)
+RAW_SAMPLE = 1 << 15  # bytes whose prediction errors are measured
+RAW_NEAR = 0.5  # W's and N's errors, at most this share of one far back
+RAW_SHARE = 0.93  # W and N together: at most this share of the error of either alone
 OLS_RIDGE = 256  # added to each diagonal sum: weights stay small where the sums say little
 
 
@@ -80,6 +86,53 @@ def image_layout(data: bytes | np.ndarray) -> Layout | None:
     if layout.row < 1 or layout.height < 1 or layout.stride < layout.row:
         return None
     return layout
+
+
+def raw_layout(data: bytes | np.ndarray) -> Layout | None:
+    """The layout of raw pixels, measured on RAW_SAMPLE bytes spread over
+    the input: the row length that divides it into whole rows (at least
+    RAW_SIDE of them, of at least RAW_SIDE bytes) where a byte is nearest
+    the one a row back (N); the pixel size of RAW_PIXELS that divides the
+    row where it is nearest the one a pixel back (W). Pixels, if both W and
+    N are nearer than RAW_NEAR times a byte a row and a half back (a
+    picture is alike both ways: records are not along a row), and W and N
+    together (their mean or the median predictor) at most RAW_SHARE as far
+    as the nearer alone; else None."""
+    size = len(data)
+    if size < 4096:
+        return None
+    x = np.frombuffer(bytes(data), dtype=np.uint8).astype(np.int64)
+    at = np.linspace(size // 8, size - 1, RAW_SAMPLE).astype(np.int64)
+
+    def error(back):
+        return float(np.abs(x[at] - x[at - back]).mean())
+
+    rows = [r for r in range(RAW_SIDE, min(3 * 65535, size // RAW_SIDE) + 1)
+            if size % r == 0 and at[0] >= 2 * r]
+    if not rows:
+        return None
+    row = min(rows, key=error)
+    pixel = min((p for p in RAW_PIXELS if row % p == 0), key=error)
+    w, n, nw = x[at - pixel], x[at - row], x[at - row - pixel]
+    low, high = np.minimum(w, n), np.maximum(w, n)
+    median = np.where(nw >= high, low, np.where(nw <= low, high, w + n - nw))
+    both = min(float(np.abs(x[at] - median).mean()), float(np.abs(x[at] - (w + n) // 2).mean()))
+    near, far = min(error(pixel), error(row)), error(row + row // 2 + 1)
+    if max(error(pixel), error(row)) >= RAW_NEAR * far or both > RAW_SHARE * near:
+        return None
+    return Layout(0, row, row, pixel, size // row)
+
+
+def made_header(layout: Layout | None) -> bytes:
+    """F_PIXELS: the PNM header that says `layout`, whose pixels are the
+    input: P5 with maxval 255 for a byte a pixel, 65,535 for two, P6 for
+    three; for no layout, a gray image of one pixel (the input's first
+    byte; the others are bytes after the image)."""
+    if layout is None:
+        return b"P5\n1 1\n255\n"
+    magic, top = (b"P6", 255) if layout.pixel == 3 else (b"P5", 255 if layout.pixel == 1
+                                                         else 65535)
+    return magic + b"\n%d %d\n%d\n" % (layout.row // layout.pixel, layout.height, top)
 
 
 def _pnm(head: bytes) -> Layout | None:

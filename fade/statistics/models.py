@@ -25,7 +25,7 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, part_names)
+    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, part_names)
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ MODELS: tuple[Model, ...] = (
           "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (fade 0.11; its "
           "hybrid mixes model 6)", "the residuals of model 21", slots_per_byte_bits=3),
     # Model 3's runs and model 2's weight sets made images larger (docs/statistics.md,
-    # "Models 24 to 26"): max is the default's model with larger tables.
+    # "Models 24 to 29"): max is the default's model with larger tables.
     Model(F_IMAGE, 0, "fast", "image", "`fast`, PNM and BMP images (fade 0.11)",
           "once the header gives the layout, per pixel byte: 18 contexts of its neighbours "
           "in its plane (pairs, gradients, the median predictor, the planes before in the "
@@ -185,6 +185,15 @@ MODELS: tuple[Model, ...] = (
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE, 25, "max", "image",
           "`max`, PNM and BMP images, alone in file order (fade 0.11; its hybrid mixes "
           "model 6)", "tables of 8 slots a byte", slots_per_byte_bits=3),
+    Model(F_IMAGE | F_PIXELS, 24, "fast", "pixels", "`fast`, raw pixels (fade 0.11)",
+          "the layout measured (the row length where bytes are nearest the ones a row back, "
+          "the pixel size where nearest the ones a pixel back), coded first as a PNM header "
+          "that the decoder drops"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS, 25, "default", "pixels",
+          "`default`, raw pixels (fade 0.11)", "the made header of model 27"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS, 26, "max", "pixels",
+          "`max`, raw pixels, alone in file order (fade 0.11; its hybrid mixes model 6)",
+          "the made header of model 27", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 

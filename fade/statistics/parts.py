@@ -67,7 +67,7 @@ X86_PLACE, X86_SEQUENCE, X86_BEFORE, X86_WHOLE = range(SHARED + KEYED + 21, SHAR
 # the column with the bytes one and two records above; the bytes one and two
 # records of the second length above, with the last byte.
 RECORD3, RECORD4, RECORD5 = range(SHARED + KEYED + 25, SHARED + KEYED + 28)
-# Models 24 to 26's (images, fade.statistics.image): the pixel's neighbours
+# Models 24 to 29's (images, fade.statistics.image): the pixel's neighbours
 # in its plane (west, north, north-west, north-east and two further), the
 # predictions made of them (gradients, the median predictor, the planes
 # already coded in this pixel) and the neighbours' errors, each with the
@@ -113,6 +113,9 @@ F_AUDIO = 8388608
 # IMAGE: the pixel contexts, weight set and APM contexts of an image whose
 # layout a header gives (fade.statistics.image).
 F_IMAGE = 16777216
+# PIXELS: an image without a header (raw pixels): the layout the encoder
+# measured, as a PNM header it codes before the bytes and the decoder drops.
+F_PIXELS = 33554432
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -121,7 +124,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_EXPECTED: "F_EXPECTED", F_SPARSE2: "F_SPARSE2", F_RECORD: "F_RECORD",
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
               F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
-              F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE"}
+              F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
+              F_PIXELS: "F_PIXELS"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
