@@ -109,15 +109,18 @@ def test_image_whose_header_promises_more_than_there_is():
 
 
 def test_damaged_image_archive_is_refused():
-    """A flipped bit in an image archive's stream gives a clean error, not
-    wrong bytes (the decoder's header search stops where the check fails)."""
+    """A flipped bit in an image archive's stream, or in raw pixels' (whose
+    made header the decoder must find), gives a clean error, not wrong
+    bytes (the decoder's header search stops where the check fails)."""
     photo = corpus_file("coins.pgm").read_bytes()[:20_000]
-    archive = bytearray(fade.compress(photo, level="default", method="statistics"))
-    for where in (40, len(archive) // 2):
-        damaged = bytearray(archive)
-        damaged[where] ^= 0x10
-        with pytest.raises(fade.FadeError):
-            fade.decompress(bytes(damaged))
+    for data, model in ((photo, 25), (photo[15:15 + 384 * 50], 28)):
+        archive = bytearray(fade.compress(data, level="default", method="statistics"))
+        assert fade.read_header(bytes(archive)).statistics.model == model
+        for where in (38, 40, len(archive) // 2):
+            damaged = bytearray(archive)
+            damaged[where] ^= 0x10
+            with pytest.raises(fade.FadeError):
+                fade.decompress(bytes(damaged))
 
 
 def test_random_pixels_cost_little_more_than_stored():
@@ -144,10 +147,9 @@ def test_raw_pixels_measured():
     assert raw_layout(_pixels("chelsea.ppm", 48)) == Layout(0, 1353, 1353, 3, 48)
     records = b"".join(b"%08d" % (i * 7919 % 100000) + bytes([i % 251, 3, 0, 1, i % 7, 9, 0, 2])
                        for i in range(4096))
-    for data in (corpus_file("alice29.txt").read_bytes(), corpus_file("mapsdatazrh").read_bytes(),
-                 corpus_file("pydub-test1.wav").read_bytes(), corpus_file("edge/zeros").read_bytes(),
-                 np.random.default_rng(3).bytes(65536), records,
-                 corpus_file("edge/compressed_file").read_bytes()):
+    others = [corpus_file(name).read_bytes() for name in (
+        "alice29.txt", "mapsdatazrh", "pydub-test1.wav", "edge/zeros", "edge/compressed_file")]
+    for data in (*others, np.random.default_rng(3).bytes(65536), records):
         assert raw_layout(data) is None
 
 

@@ -35,13 +35,13 @@ from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.audio import from_residuals, to_residuals
 from fade.statistics.x86 import from_addresses, to_addresses
-from fade.statistics.image import HEAD_LIMIT, RAW_HEAD, Layout, image_layout, made_header, raw_layout
+from fade.statistics.image import (HEAD_LIMIT, RAW_HEAD, Layout, image_layout, made_header,
+                                   raw_layout)
 from fade.statistics.parts import F_DNA, F_IMAGE, F_PIXELS, F_RUNS, MAX_CONTEXTS, active_contexts
 from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
                                        decode_range, encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
-                                   IMAGE_INPUTS,
-                                   FIXED_INPUTS, INPUTS, dna_bits, dna_sets, final_sets,
+                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, dna_bits, dna_sets, final_sets,
                                    image_sets, record_sets, state_arrays, table_sets, x86_sets)
 
 
