@@ -470,6 +470,15 @@ def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right
     streams[s, p + 21] = _clip((2 * n + last - n1 + 1) >> 1)
     streams[s, p + 22] = _clip((2 * w - ww) + last - (2 * w1 - ww1))
     streams[s, p + 23] = _clip((2 * w + last - w1 + 1) >> 1)
+    # In place of three that colour needs least (the median, two averages):
+    # the neighbours moved as the byte two back moved from theirs.
+    last2 = _at(buffer, here, 2)
+    w2 = _at(buffer, here, pixel + 2) if left else last2
+    n2 = _at(buffer, here, stride + 2) if up else last2
+    ne2 = _at(buffer, here, stride - pixel + 2) if up and right else n2
+    streams[s, p + 1] = _clip(n + last2 - n2)
+    streams[s, p + 10] = _clip(w + last2 - w2)
+    streams[s, p + 12] = _clip(ne + last2 - ne2)
 
 
 @nb.njit(**INLINE)
@@ -493,6 +502,13 @@ def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, r
     streams[s, p + 21] = _clip((8 * w - 3 * ww + 2 * nee - nnee) // 6)
     streams[s, p + 22] = _clip(((2 * n - nn) + (2 * w - ww) + 1) >> 1)
     streams[s, p + 23] = _clip(n + nw - nnw)
+    # In place of three that gray needs least (the median, two averages):
+    # N moved as NWW moved, the north-east gradient, Paeth's predictor.
+    streams[s, p + 1] = _clip(n + nww - nnww)
+    streams[s, p + 10] = _clip(2 * ne - nnee)
+    base = w + n - nw
+    to_w, to_n, to_nw = abs(base - w), abs(base - n), abs(base - nw)
+    streams[s, p + 12] = w if to_w <= to_n and to_w <= to_nw else (n if to_n <= to_nw else nw)
 
 
 @nb.njit(**INLINE)
