@@ -16,8 +16,9 @@ JPEG-LS's image models read (`image_contexts`):
   neighbours' own gradient errors; and each neighbour with how the last two
   bytes differ from its own last two;
 - 26 predictions of the byte (those gradients, the neighbours, trends;
-  in colour, the neighbours moved as the last byte moved from theirs; in
-  gray, longer gradients; two least-squares linear predictors per plane),
+  in colour, the neighbours moved as the last byte and the byte two back
+  moved from theirs; in gray, longer gradients and Paeth's predictor; two
+  least-squares linear predictors per plane),
   each a mixer input from a histogram of its residuals, chosen by the
   prediction, the plane, the column's parity and how far it missed at the
   pixel's neighbours (`image_inputs`, `note_image`);
