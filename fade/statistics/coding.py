@@ -41,8 +41,9 @@ from fade.statistics.parts import F_DNA, F_IMAGE, F_PIXELS, F_RUNS, MAX_CONTEXTS
 from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
                                        decode_range, encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
-                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, dna_bits, dna_sets, final_sets,
-                                   image_sets, record_sets, state_arrays, table_sets, x86_sets)
+                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, dna_bits, dna_sets,
+                                   final_sets, image_sets, record_sets, state_arrays, table_sets,
+                                   x86_sets)
 
 
 class Tables(NamedTuple):

@@ -18,7 +18,8 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
                                    F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_RECORDS, F_WORDSET, F_X86, MAX_CONTEXTS, active_contexts)
+                                   F_RECORDS, F_WORDSET, F_X86, IMAGE, IMAGE_CONTEXTS,
+                                   IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -36,9 +37,11 @@ class StatisticsConfig(Protocol):
 # Fields of Tables.parameters: P_SETS, the weight sets under the final mixer;
 # P_TABLE_SETS, where F_TABLE's weight sets (by field and bit position) start;
 # P_DNA_SETS, where F_DNA's; P_DNA_BITS, log2 of each hashed count table's entries;
-# P_DNA_INPUT, where F_DNA's mixer inputs start (after the contexts' and their runs');
+# P_DNA_INPUT, where F_DNA's (or F_IMAGE's) mixer inputs start (after the contexts'
+# and their runs');
 # P_X86_SETS, P_RECORD_SETS and P_IMAGE_SETS, where F_X86's, F_RECORDS' and
-# F_IMAGE's weight sets start; then how many contexts are active, and their indices in input order.
+# F_IMAGE's weight sets start; then how many contexts are active, and their
+# indices in input order.
 (P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_DNA_SETS, P_DNA_BITS,
  P_DNA_INPUT, P_X86_SETS, P_RECORD_SETS, P_IMAGE_SETS, P_COUNT) = range(14)
 P_ACTIVE = P_COUNT + 1
@@ -114,7 +117,12 @@ NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its ch
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
 # and (F_RUNS) two more per context, and (F_DNA) the counts' inputs
-INPUTS = 4 * MAX_CONTEXTS + FIXED_INPUTS + DNA_INPUTS  # (F_IMAGE's are fewer than F_DNA's)
+# The most inputs a model has: F_RUNS' four per context before the image
+# contexts (no model has both), and F_DNA's. Image models have fewer (2 of
+# the shared and 18 image contexts, two inputs each, and IMAGE_INPUTS). A
+# weight set is a row this long: longer rows for all slowed text 5-9%.
+INPUTS = 4 * IMAGE + FIXED_INPUTS + DNA_INPUTS
+assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
