@@ -72,15 +72,12 @@ class Tables(NamedTuple):
     apm3: np.ndarray  # F_APM3: APM by a hash of order 2 and c0
     final: np.ndarray  # F_LAYERS: the final mixer's weights, by c0
     followers: np.ndarray  # F_INDIRECT: the bytes that followed each byte and pair
-    runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length
+    runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length (F_IMAGE: solver)
     run_map: np.ndarray  # per context, (run length, expected bit) -> probability
     recent: np.ndarray  # F_RECORD: per stream, each byte value's last place
-    dna: np.ndarray  # F_DNA: the four bases' counts after each context, per order
-    dna_bases: np.ndarray  # F_DNA: each stream's bases in order
+    dna: np.ndarray  # F_DNA: the bases' counts per context (F_IMAGE: residual histograms)
+    dna_bases: np.ndarray  # F_DNA: each stream's bases in order (F_IMAGE: predictions' errors)
     coder: np.ndarray  # the range coder's C_ fields
-    image_maps: np.ndarray  # F_IMAGE: the predictions' maps
-    image_errors: np.ndarray  # F_IMAGE: the predictions' errors at the last bytes
-    image_solver: np.ndarray  # F_IMAGE: the linear predictors' sums and weights
 
     @classmethod
     def build(cls, config: StatisticsConfig, streams: int, length: int) -> "Tables":

@@ -196,6 +196,8 @@ MODELS: tuple[Model, ...] = (
           "the made header of model 27", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
+# F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
+assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)
 
 
 def level_model(level: str, kind: str) -> int | None:

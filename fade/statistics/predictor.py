@@ -461,22 +461,21 @@ def _image_start(tables, s):
     """F_IMAGE: stream s's image contexts and predictions for its next byte
     (apart from _start_byte, which every model runs: compiled into it, they
     slowed text 5-9%)."""
-    image_contexts(tables.scratch, tables.streams, tables.buffer, tables.image_errors,
-                   tables.image_solver, s)
+    image_contexts(tables.scratch, tables.streams, tables.buffer, tables.dna_bases,
+                   tables.runs, s)
 
 
 @nb.njit(**JIT)
 def _image_bit(tables, s, c0, bitpos):
     """F_IMAGE: the predictions' inputs for stream s's next bit (as _dna_bit)."""
     image_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams,
-                 tables.image_maps, s, c0, bitpos)
+                 tables.dna, s, c0, bitpos)
 
 
 @nb.njit(**JIT)
 def _image_noted(tables, s, byte):
     """F_IMAGE: stream s's predictions' errors at the byte it coded."""
-    note_image(tables.streams, tables.image_errors, tables.image_maps, tables.image_solver, s,
-               byte)
+    note_image(tables.streams, tables.dna_bases, tables.dna, tables.runs, s, byte)
 
 
 @nb.njit(**JIT)

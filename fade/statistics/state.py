@@ -298,22 +298,24 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # F_RUNS: per context hash, the byte it saw last and how many times in a
         # row (check << 16 | count << 8 | byte); per context, a map of (count up
         # to 15, the bit the run expects) to the probability of a 1.
-        ("runs", (slots if parts & F_RUNS else 1,), np.int64),
+        # F_IMAGE (no model has it with F_RUNS): the linear predictors' sums and
+        # weights, per predictor and plane. (Kept in arrays that other kinds
+        # use: each more field of Tables costs every model 4-7%, as a call
+        # passes it.)
+        ("runs", (slots if parts & F_RUNS else len(OLS_SHIFTS) * 4 * OLS_SIZE
+                  if parts & F_IMAGE else 1,), np.int64),
         ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
         ("recent", (streams if parts & (F_RECORD | F_RECORDS) else 1, RECENT),
          np.int64),  # F_RECORD, F_RECORDS
-        # F_DNA: the four bases' counts (8 bits each) after each context, per order.
-        ("dna", (dna_entries(parts, config.table_bits),), np.uint32),
-        # F_DNA: each stream's bases (0-3) in order, from its place in the buffer.
-        ("dna_bases", (length if parts & F_DNA else 1,), np.uint8),
-        ("coder", (C_FIELDS,), np.int64),  # the C_ fields
-        # F_IMAGE: per prediction, plane, neighbourhood, bit position and offset, an
-        # adaptive probability of a 1.
-        ("image_maps", (IMAGE_MAP if parts & F_IMAGE else 1,), np.uint16),
+        # F_DNA: the four bases' counts (8 bits each) after each context, per order;
+        # F_IMAGE (never with F_DNA): the predictions' residual histograms.
+        ("dna", (IMAGE_MAP if parts & F_IMAGE else dna_entries(parts, config.table_bits),),
+         np.uint32),
+        # F_DNA: each stream's bases (0-3) in order, from its place in the buffer;
         # F_IMAGE: each prediction's error at each of the last IMAGE_RING bytes.
-        ("image_errors", (IMAGE_RING * IMAGE_PREDICTIONS if parts & F_IMAGE else 1,), np.uint8),
-        # F_IMAGE: the linear predictors' sums and weights, per predictor and plane.
-        ("image_solver", (len(OLS_SHIFTS) * 4 * OLS_SIZE if parts & F_IMAGE else 1,), np.int64),
+        ("dna_bases", (length if parts & F_DNA else IMAGE_RING * IMAGE_PREDICTIONS
+                       if parts & F_IMAGE else 1,), np.uint8),
+        ("coder", (C_FIELDS,), np.int64),  # the C_ fields
     ]
 
 
