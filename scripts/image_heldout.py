@@ -1,8 +1,9 @@
 """Assemble the held-out images of issue 38, and measure the image coders
 on them.
 
-    python scripts/image_heldout.py OUT_DIR --wheel SCIKIT_IMAGE_WHEEL [--anchors]
+    python scripts/image_heldout.py OUT_DIR [--wheel SCIKIT_IMAGE_WHEEL] [--anchors]
                                     [--paq8px PATH]
+                                    [--sixteen MATPLOTLIB_WHEEL PYDICOM_WHEEL]
 
 The images are scikit-image 0.26.0's sample photos (its wheel,
 scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl,
@@ -21,6 +22,16 @@ in tests/corpus), never on these:
   gray palette);
 - camera.raw, astronaut.raw: the pixels alone, without a header (issue
   38's table has these two so).
+
+With --sixteen MATPLOTLIB_WHEEL PYDICOM_WHEEL (matplotlib 3.11.2's and
+pydicom 3.0.2's wheels, each source checked against its SHA-256), four
+16-bit gray images too, as 16-bit PGM (big-endian samples, maxval 65535),
+none ever tried on: mri_s1045.pgm (matplotlib's s1045.ima, a 256x256 MRI
+slice), dem_jacksboro.pgm (its jacksboro_fault_dem.npz, 403x344
+elevations), mr_overlay.pgm (pydicom's examples_overlay.dcm, a 484x300 MR
+image, 12 bits stored) and ct_small.pgm (its CT_small.dcm, 128x128 CT),
+and mr_overlay.raw, the largest one's samples alone. WebP has no 16-bit
+lossless mode: its column says so.
 
 With --anchors, prints a Markdown table of the bytes of JPEG XL lossless
 (`cjxl -d 0 -e 9`), WebP lossless (`cwebp -lossless -z 9 -exact`) and
@@ -54,6 +65,18 @@ SOURCES = {  # name in the wheel: SHA-256 of the PNG
     "ihc": "f8dd1aa387ddd1f49d8ad13b50921b237df8e9b262606d258770687b0ef93cef",
     "motorcycle_left": "db18e9c4157617403c3537a6ba355dfeafe9a7eabb6b9b94cb33f6525dd49179",
 }
+# 16-bit sources: (wheel, path in it, SHA-256), read by `sixteen`
+SIXTEEN = {
+    "mri_s1045": ("matplotlib", "matplotlib/mpl-data/sample_data/s1045.ima.gz",
+                  "32b424d64f62b7e71cb24d29fd53938ad5664d608055a67ab2b2af4369f8b89e"),
+    "dem_jacksboro": ("matplotlib", "matplotlib/mpl-data/sample_data/jacksboro_fault_dem.npz",
+                      "d493f50a33e82a4420494c54d1fca1539d177bdc27ab190bc5fe6e92f62fb637"),
+    "mr_overlay": ("pydicom", "pydicom/data/test_files/examples_overlay.dcm",
+                   "112539bc17c0e281987397e827dff9e99890109866d570f08761f83b8f55c277"),
+    "ct_small": ("pydicom", "pydicom/data/test_files/CT_small.dcm",
+                 "3dd31e5cc835b3f2cdd46c9da1982f59251e78518fefa8163d914631c66437d6"),
+}
+RAW16 = ("mr_overlay",)
 BMPS = ("coffee", "moon")
 RAWS = ("camera", "astronaut")  # also as their pixels alone: issue 38's two photos
 
@@ -98,6 +121,51 @@ def images(wheel: Path):
             yield name, image.convert("L" if image.mode in ("L", "I", "I;16") else "RGB")
 
 
+def dicom_pixels(data: bytes):
+    """The samples of an uncompressed DICOM file in explicit VR little
+    endian with one 16-bit sample a pixel (the two read here), as a 2-D
+    numpy array: rows, columns and the pixel data found by their tags."""
+    import numpy as np
+    if data[128:132] != b"DICM":
+        raise SystemExit("image_heldout: not a DICOM file")
+
+    def short(tag: bytes) -> int:
+        at = data.find(tag + b"US\x02\x00")
+        return struct.unpack_from("<H", data, at + 8)[0]
+
+    rows, columns = short(b"\x28\x00\x10\x00"), short(b"\x28\x00\x11\x00")
+    at = data.find(b"\xe0\x7f\x10\x00OW\x00\x00")
+    size = struct.unpack_from("<I", data, at + 8)[0]
+    if short(b"\x28\x00\x00\x01") != 16 or size != rows * columns * 2:
+        raise SystemExit("image_heldout: not 16 bits a pixel, uncompressed")
+    samples = np.frombuffer(data, dtype="<u2", count=rows * columns, offset=at + 12)
+    if short(b"\x28\x00\x03\x01"):  # signed samples
+        samples = samples.view("<i2")
+    return samples.reshape(rows, columns)
+
+
+def sixteen(wheels: dict[str, Path]):
+    """(name, 16-bit PGM bytes, the samples alone) of each SIXTEEN source."""
+    import gzip
+    import numpy as np
+    for name, (package, inside, digest) in SIXTEEN.items():
+        with zipfile.ZipFile(wheels[package]) as archive:
+            data = archive.read(inside)
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise SystemExit(f"image_heldout: {inside} differs from the one pinned")
+        if inside.endswith(".ima.gz"):
+            image = np.frombuffer(gzip.decompress(data), dtype=">u2").reshape(256, 256)
+        elif inside.endswith(".npz"):
+            image = np.load(io.BytesIO(data))["elevation"]
+        else:
+            image = dicom_pixels(data)
+        if image.min() < 0:
+            raise SystemExit(f"image_heldout: {name} has negative samples")
+        samples = image.astype(">u2").tobytes()
+        height, width = image.shape
+        yield name, f"P5\n{width} {height}\n65535\n".encode() + samples, samples
+
+
 def pixels(path: Path, mode: str) -> bytes:
     from PIL import Image
     return Image.open(path).convert(mode).tobytes()
@@ -136,13 +204,15 @@ def anchor_bytes(file: Path, mode: str, extension: str, encode: list[str],
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--wheel", type=Path, required=True)
+    parser.add_argument("--wheel", type=Path)
     parser.add_argument("--anchors", action="store_true")
     parser.add_argument("--paq8px", type=Path)
+    parser.add_argument("--sixteen", type=Path, nargs=2,
+                        metavar=("MATPLOTLIB_WHEEL", "PYDICOM_WHEEL"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     made = []  # (file, its PNM twin, pillow mode)
-    for name, image in images(args.wheel):
+    for name, image in images(args.wheel) if args.wheel else ():
         twin = args.out / f"{name}.{'pgm' if image.mode == 'L' else 'ppm'}"
         twin.write_bytes(pnm(image))
         made.append((twin, twin, image.mode))
@@ -152,13 +222,23 @@ def main() -> int:
         if name in RAWS:
             (args.out / f"{name}.raw").write_bytes(image.tobytes())
             made.append((args.out / f"{name}.raw", twin, image.mode))
+    if args.sixteen:
+        wheels = dict(zip(("matplotlib", "pydicom"), args.sixteen))
+        for name, pgm, samples in sixteen(wheels):
+            twin = args.out / f"{name}.pgm"
+            twin.write_bytes(pgm)
+            made.append((twin, twin, "I"))
+            if name in RAW16:
+                (args.out / f"{name}.raw").write_bytes(samples)
+                made.append((args.out / f"{name}.raw", twin, "I"))
     print(f"{len(made)} files in {args.out}")
     columns = [*ANCHORS, *(["paq8px -8"] if args.paq8px else [])]
     if args.anchors:
         print(f"\n| file | bytes | {' | '.join(columns)} |\n|---|---:|" + "---:|" * len(columns))
         with tempfile.TemporaryDirectory() as scratch:
             for file, twin, mode in made:
-                sizes = [anchor_bytes(twin if name != "xz -9e" else file, mode, *commands,
+                sizes = [None if mode == "I" and name.startswith("WebP") else
+                         anchor_bytes(twin if name != "xz -9e" else file, mode, *commands,
                                       Path(scratch)) for name, commands in ANCHORS.items()]
                 if args.paq8px:
                     copy = Path(scratch) / file.name
@@ -167,7 +247,8 @@ def main() -> int:
                                    check=True, capture_output=True)
                     sizes.append(Path(f"{copy}.paq8px").stat().st_size)
                 print(f"| {file.name} | {file.stat().st_size:,} | "
-                      + " | ".join(f"{size:,}" for size in sizes) + " |", flush=True)
+                      + " | ".join("none" if size is None else f"{size:,}" for size in sizes)
+                      + " |", flush=True)
     return 0
 
 

@@ -705,6 +705,52 @@ def test_audio_residuals_undo_exactly():
     assert to_residuals(other, F_AUDIO) is other
 
 
+def test_least_squares_solves_in_integers():
+    """_solve gives the weights of a linear relation from decayed sums built
+    as the audio predictor builds them, within 1/256 each (the ridge shrinks
+    them a little), for inputs of a few units and of tens of thousands
+    alike; with no sums, the weights are 0."""
+    from fade.statistics.audio import (OLS_DECAY, OLS_FRACTION, OLS_PRODUCT, OLS_ROUND,
+                                       _solve)
+    rng = np.random.default_rng(5)
+    n = 6
+    truth = np.array([1.5, -0.75, 0.25, 0.0, 2.0, -1.25])
+    for scale in (2, 5000):
+        matrix, vector = np.zeros((n, n), np.int64), np.zeros(n, np.int64)
+        for _ in range(3000):
+            x = 4 * rng.integers(-scale, scale + 1, n)
+            target = int(x @ truth)  # (exact: multiples of 1/4 times multiples of 4)
+            for i in range(n):
+                for j in range(i + 1):
+                    matrix[i, j] += (int(x[i] * x[j]) << OLS_PRODUCT) - \
+                        ((int(matrix[i, j]) + OLS_ROUND) >> OLS_DECAY)
+                vector[i] += (int(x[i]) * target << OLS_PRODUCT) - \
+                    ((int(vector[i]) + OLS_ROUND) >> OLS_DECAY)
+        weights = np.zeros(n, np.int64)
+        _solve(matrix, vector, weights, n, np.zeros((n, n), np.int64), np.zeros(2 * n, np.int64))
+        assert np.abs(weights / (1 << OLS_FRACTION) - truth).max() < 1 / 256, scale
+    unseen = np.arange(n, dtype=np.int64)
+    _solve(np.zeros((n, n), np.int64), np.zeros(n, np.int64), unseen, n,
+           np.zeros((n, n), np.int64), np.zeros(2 * n, np.int64))
+    assert not unseen.any()
+
+
+def test_audio_predictor_learns_a_tone_quickly():
+    """Two tones, each a linear recurrence of the samples before: after a few
+    hundred samples the residuals are a few units, where the tones' first
+    differences are thousands (the least squares stage; sign-sign LMS alone
+    took thousands of samples to come near)."""
+    from fade.statistics.audio import to_residuals
+    from fade.statistics.parts import F_AUDIO
+    t = np.arange(4000)
+    tone = np.round(9000 * np.sin(0.05 * t) + 6000 * np.sin(0.31 * t + 1)).astype(np.int16)
+    coded = to_residuals(np.frombuffer(_wav(tone, 1), dtype=np.uint8), F_AUDIO)
+    zigzag = coded[44:].view(">u2").astype(np.int64)
+    residuals = (zigzag >> 1) ^ -(zigzag & 1)
+    assert np.abs(np.diff(tone.astype(np.int64))[500:]).mean() > 1000
+    assert np.abs(residuals[500:]).mean() < 4
+
+
 def test_wasted_low_bits_stay_cheap():
     """Samples whose low bits are all 0 (16-bit audio in a 24-bit file,
     12-bit samples in 16) keep them 0 in their residuals: the audio models

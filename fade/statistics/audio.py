@@ -5,20 +5,29 @@ all but noise, and a sample's best context is a prediction from the
 samples before it, not their bytes. So models with F_AUDIO code a WAV
 file's samples as residuals (`to_residuals`), and the decoder rebuilds the
 samples from them after decoding (`from_residuals`), as the x86 models code
-addresses (fade.statistics.x86). Channel by channel, each in the file's
-order of its samples:
+addresses (fade.statistics.x86). In the file's order of its samples, each
+channel with predictors of its own:
 
 - the sample, less the first channel's sample at the same time for every
   channel after the first (stereo's side: two channels that move together
   leave little), wrapped to the sample's bits;
 - d, that less the channel's previous one (first-order difference);
-- a prediction of d from the channel's ORDER previous differences, and of
-  what that missed from its SHORT previous misses (a cascade of two
+- a prediction of d by least squares from the channel's OLS_ORDER previous
+  differences (and, with more than one channel, OLS_CROSS moves of the
+  other: the first channel's, this time's and before, for the channels
+  after it; the second's before, for the first; all in units of the wasted
+  bits below, held within +-OLS_LIMIT), as paq8px's audio model
+  predicts (its OLS, written anew in integers): the sums of the inputs'
+  products with each other and with d decay by 1/2^OLS_DECAY a sample and
+  are solved every OLS_EVERY samples by Cholesky's factors in integers
+  (`_solve`), so that it learns a recording within a few hundred samples;
+- a prediction of what that missed from its ORDER previous misses, and of
+  what both missed from their SHORT previous misses (a cascade of two
   filters): weights in 1/2^SHIFT, each moved by STEP (SHORT_STEP) after
   every sample toward the sign of its filter's error times the sign of its
   input (sign-sign LMS, integer only, weights held within +-LIMIT), as
   Monkey's Audio and TTA predict;
-- both predictions' sum rounded down to the low bits that every value of
+- the three predictions' sum rounded down to the low bits that every value of
   the channel so far left 0 (its wasted bits: 16-bit audio in a 24-bit
   file), which the residual then keeps 0, the zigzag below taken of the
   bits above them;
@@ -45,6 +54,17 @@ from numba import njit
 from fade.statistics.parts import F_AUDIO
 
 ORDER, SHORT, SHIFT, STEP, SHORT_STEP, LIMIT = 16, 4, 12, 16, 64, 1 << 20
+# The least squares predictor (see above): its orders, the decay of its sums
+# (1/2^OLS_DECAY a sample), how often they are solved, the ridge (each
+# diagonal sum raised by 1/2^OLS_RIDGE of itself and OLS_FLOOR units), the
+# scale of the sums in the solution, its weights' fraction bits and bound,
+# and the bound on an input (in units of the wasted bits).
+OLS_ORDER, OLS_CROSS, OLS_DECAY, OLS_EVERY = 48, 4, 9, 8
+OLS_RIDGE, OLS_SCALE, OLS_FRACTION, OLS_WEIGHTS, OLS_LIMIT = 20, 50, 16, 1 << 24, 1 << 19
+# The sums' products in 1/2^OLS_PRODUCT, so that their decay (rounded) is
+# fine beside them where the samples are quiet.
+OLS_PRODUCT, OLS_FLOOR = 8, 16
+OLS_ROUND = 1 << (OLS_DECAY - 1)
 MAX_CHANNELS = 8
 _PCM, _EXTENSIBLE = 1, 0xFFFE
 # WAVE_FORMAT_EXTENSIBLE's sub-format for PCM: its GUID's last 14 bytes
@@ -143,22 +163,102 @@ def _learn(weights: np.ndarray, inputs: np.ndarray, error: int, step: int, value
 
 
 @njit(cache=True, nogil=True)
+def _isqrt(value: int) -> int:
+    """floor(sqrt(value)) for value >= 0, exactly (the float square root
+    corrected in integers)."""
+    root = np.int64(np.sqrt(np.float64(value)))
+    while root > 0 and root * root > value:
+        root -= 1
+    while (root + 1) * (root + 1) <= value:
+        root += 1
+    return root
+
+
+@njit(cache=True, nogil=True)
+def _solve(matrix: np.ndarray, vector: np.ndarray, weights: np.ndarray, n: int,
+           lower: np.ndarray, work: np.ndarray) -> None:
+    """`weights` (in 1/2^OLS_FRACTION) set to the solution of the first n
+    rows of the decayed sums (`matrix`, its lower triangle, and `vector`),
+    each diagonal sum raised by 1/2^OLS_RIDGE of itself and OLS_FLOOR
+    units: by Cholesky's factors in integers, the sums first scaled so that
+    the largest is near 2^OLS_SCALE. Left as they were where a pivot is not
+    positive or a weight (or a step on the way) would grow too large."""
+    top = np.int64(1)
+    for i in range(n):
+        top = max(top, matrix[i, i], abs(vector[i]))
+    bits = 0
+    while top >> bits:
+        bits += 1
+    shift = OLS_SCALE - bits
+    for i in range(n):
+        for j in range(i + 1):
+            value = matrix[i, j]
+            if i == j:
+                value += (value >> OLS_RIDGE) + (OLS_FLOOR << OLS_PRODUCT)
+            lower[i, j] = value << shift if shift >= 0 else value >> -shift
+    for j in range(n):
+        total = lower[j, j]
+        for k in range(j):
+            total -= lower[j, k] * lower[j, k]
+        if total <= 0:
+            return
+        pivot = _isqrt(total)
+        if pivot == 0:
+            return
+        lower[j, j] = pivot
+        for i in range(j + 1, n):
+            total = lower[i, j]
+            for k in range(j):
+                total -= lower[i, k] * lower[j, k]
+            lower[i, j] = total // pivot
+    for i in range(n):  # work = lower^-1 vector
+        total = vector[i] << shift if shift >= 0 else vector[i] >> -shift
+        for k in range(i):
+            total -= lower[i, k] * work[k]
+        work[i] = total // lower[i, i]
+        if abs(work[i]) > OLS_WEIGHTS << OLS_FRACTION:
+            return
+    for i in range(n - 1, -1, -1):  # work = lower^-T work, in 1/2^OLS_FRACTION
+        total = work[i] << OLS_FRACTION
+        for k in range(i + 1, n):
+            total -= lower[k, i] * work[n + k]
+        work[n + i] = total // lower[i, i]
+        if abs(work[n + i]) > OLS_WEIGHTS:
+            return
+    for i in range(n):
+        weights[i] = work[n + i]
+
+
+@njit(cache=True, nogil=True)
+def _wasted(seen: int, bits: int) -> int:
+    """How many low bits are 0 in `seen` (0 where it is 0; at most bits - 1)."""
+    wasted = 0
+    while seen != 0 and wasted < bits - 1 and (seen >> wasted) & 1 == 0:
+        wasted += 1
+    return wasted
+
+
+@njit(cache=True, nogil=True)
 def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
                forward: bool) -> None:
     """Samples (little-endian, signed, `width` bytes each, in `source`) to
     zigzagged residuals (big-endian) in `out` (`forward`), or back (see
-    above): the first channel's samples are kept for the channels after it."""
+    above), a sample of each channel in turn: each channel's state is its
+    own, and the last OLS_CROSS + 1 samples of each are kept for the others."""
     bits = 8 * width
     half, mask = 1 << (bits - 1), (1 << bits) - 1
     count = len(source) // (width * channels)
-    leading = np.zeros(count if channels > 1 else 0, dtype=np.int64)  # the first channel's
-    long_inputs, long_weights = np.zeros(ORDER, np.int64), np.zeros(ORDER, np.int64)
-    short_inputs, short_weights = np.zeros(SHORT, np.int64), np.zeros(SHORT, np.int64)
-    for channel in range(channels):
-        for array in (long_inputs, long_weights, short_inputs, short_weights):
-            array[:] = 0
-        previous, seen = 0, 0
-        for k in range(count):
+    cross = OLS_CROSS if channels > 1 else 0
+    size = OLS_ORDER + cross
+    recent = np.zeros((channels, OLS_CROSS + 1), np.int64)  # samples, newest first
+    long_inputs, long_weights = np.zeros((channels, ORDER), np.int64), np.zeros((channels, ORDER), np.int64)
+    short_inputs, short_weights = np.zeros((channels, SHORT), np.int64), np.zeros((channels, SHORT), np.int64)
+    matrix, vector = np.zeros((channels, size, size), np.int64), np.zeros((channels, size), np.int64)
+    weights, inputs = np.zeros((channels, size), np.int64), np.zeros((channels, size), np.int64)
+    lower, work = np.zeros((size, size), np.int64), np.zeros(2 * size, np.int64)
+    previous, seen = np.zeros(channels, np.int64), np.zeros(channels, np.int64)
+    for k in range(count):
+        for channel in range(channels):
             at = (k * channels + channel) * width
             word = 0
             for i in range(width):
@@ -166,19 +266,30 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
                     word |= np.int64(source[at + i]) << (8 * i)
                 else:
                     word = (word << 8) | np.int64(source[at + i])
-            first = _predicted(long_weights, long_inputs)
-            second = _predicted(short_weights, short_inputs)
             # the low bits every value so far left 0, and the prediction made
             # a multiple of them: a residual keeps them 0 (after the zigzag too)
-            wasted = 0
-            while seen != 0 and wasted < bits - 1 and (seen >> wasted) & 1 == 0:
-                wasted += 1
+            wasted = _wasted(seen[channel], bits)
+            # the least squares' unit: 2^wasted (before any value but 0, the
+            # largest, so that the first one's moves count for little)
+            unit = wasted if seen[channel] != 0 else bits - 1
+            x = inputs[channel]
+            if cross:  # the moves of the first channel (of the second, for the first)
+                other = 1 if channel == 0 else 0  # (its newest sample: this time's, or the last)
+                for i in range(OLS_CROSS):
+                    moved = recent[other, i] - recent[other, i + 1]
+                    x[OLS_ORDER + i] = min(max(moved >> unit, -OLS_LIMIT), OLS_LIMIT)
+            total = np.int64(0)
+            for i in range(size):
+                total += weights[channel, i] * x[i]
+            least = ((total + (1 << (OLS_FRACTION - 1))) >> OLS_FRACTION) << unit
+            first = _predicted(long_weights[channel], long_inputs[channel])
+            second = _predicted(short_weights[channel], short_inputs[channel])
             low = (1 << wasted) - 1
-            both = ((first + second) >> wasted) << wasted
-            base = 0 if channel == 0 else leading[k]
+            both = ((least + first + second) >> wasted) << wasted
+            base = 0 if channel == 0 else recent[0, 0]
             if forward:
                 value = ((word - base + half) & mask) - half
-                error = ((value - previous - both + half) & mask) - half
+                error = ((value - previous[channel] - both + half) & mask) - half
                 high = error >> wasted
                 zigzag = (high << 1) ^ (high >> (bits - 1 - wasted))
                 result = ((zigzag << wasted) | (error & low)) & mask
@@ -187,15 +298,33 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
             else:
                 zigzag = word >> wasted
                 error = (((zigzag >> 1) ^ -(zigzag & 1)) << wasted) | (word & low)
-                value = ((previous + both + error + half) & mask) - half
+                value = ((previous[channel] + both + error + half) & mask) - half
                 result = (value + base) & mask
                 for i in range(width):
                     out[at + i] = (result >> (8 * i)) & 255
-            seen |= value & mask
-            if channel == 0 and channels > 1:
-                leading[k] = value
-            difference = value - previous
-            previous = value
-            _learn(long_weights, long_inputs, difference - first, STEP, difference)
-            _learn(short_weights, short_inputs, difference - first - second, SHORT_STEP,
-                   difference - first)
+            seen[channel] |= value & mask
+            for i in range(OLS_CROSS, 0, -1):
+                recent[channel, i] = recent[channel, i - 1]
+            recent[channel, 0] = ((value + base + half) & mask) - half
+            difference = value - previous[channel]
+            previous[channel] = value
+            # the least squares predictor learns the difference: its sums decay
+            # by 1/2^OLS_DECAY a sample and are solved every OLS_EVERY samples
+            # (in the unit to come: the first value but 0 sets it)
+            target = min(max(difference >> _wasted(seen[channel], bits), -OLS_LIMIT), OLS_LIMIT)
+            sums, sum_target = matrix[channel], vector[channel]
+            for i in range(size):
+                for j in range(i + 1):
+                    sums[i, j] += ((x[i] * x[j]) << OLS_PRODUCT) - \
+                        ((sums[i, j] + OLS_ROUND) >> OLS_DECAY)
+                sum_target[i] += ((x[i] * target) << OLS_PRODUCT) - \
+                    ((sum_target[i] + OLS_ROUND) >> OLS_DECAY)
+            if k % OLS_EVERY == OLS_EVERY - 1:
+                _solve(sums, sum_target, weights[channel], size, lower, work)
+            for i in range(OLS_ORDER - 1, 0, -1):
+                x[i] = x[i - 1]
+            x[0] = target
+            missed = difference - least
+            _learn(long_weights[channel], long_inputs[channel], missed - first, STEP, missed)
+            _learn(short_weights[channel], short_inputs[channel], missed - first - second,
+                   SHORT_STEP, missed - first)
