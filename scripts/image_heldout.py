@@ -124,7 +124,8 @@ def images(wheel: Path):
 def dicom_pixels(data: bytes):
     """The samples of an uncompressed DICOM file in explicit VR little
     endian with one 16-bit sample a pixel (the two read here), as a 2-D
-    numpy array: rows, columns and the pixel data found by their tags."""
+    numpy array: rows, columns and the pixel data found by their tags (the
+    pixel data's last: an icon's may come before)."""
     import numpy as np
     if data[128:132] != b"DICM":
         raise SystemExit("image_heldout: not a DICOM file")
@@ -134,7 +135,7 @@ def dicom_pixels(data: bytes):
         return struct.unpack_from("<H", data, at + 8)[0]
 
     rows, columns = short(b"\x28\x00\x10\x00"), short(b"\x28\x00\x11\x00")
-    at = data.find(b"\xe0\x7f\x10\x00OW\x00\x00")
+    at = data.rfind(b"\xe0\x7f\x10\x00OW\x00\x00")
     size = struct.unpack_from("<I", data, at + 8)[0]
     if short(b"\x28\x00\x00\x01") != 16 or size != rows * columns * 2:
         raise SystemExit("image_heldout: not 16 bits a pixel, uncompressed")

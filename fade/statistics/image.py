@@ -56,6 +56,7 @@ RAW_SIDE = 8  # ... with at least this many rows and columns (at most 65,535 col
 RAW_SAMPLE = 1 << 15  # bytes whose prediction errors are measured
 RAW_NEAR = 0.5  # W's and N's errors, at most this share of one far back
 RAW_SHARE = 0.93  # W and N together: at most this share of the error of either alone
+VIEW = 4096  # how far a 16-bit low byte's view of a neighbour may pass a byte's range
 OLS_RIDGE = 256  # added to each diagonal sum: weights stay small where the sums say little
 
 
@@ -195,6 +196,17 @@ def _at(buffer, here, back):
 
 
 @nb.njit(**INLINE)
+def _px(buffer, here, high, back):
+    """The byte `back` bytes before; where `high` is not negative (a 16-bit
+    gray sample's low byte, its high byte `high`), the big-endian sample
+    ending there less high * 256, held within VIEW past a byte's range."""
+    if high < 0:
+        return np.int64(buffer[here - back])
+    sample = (np.int64(buffer[here - back - 1]) << 8) | np.int64(buffer[here - back])
+    return min(max(sample - (high << 8), -VIEW), 255 + VIEW)
+
+
+@nb.njit(**INLINE)
 def _clip(value):
     return min(max(value, 0), 255)
 
@@ -261,20 +273,23 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     x = offset - y * stride  # the byte's place in its row
     plane = x % pixel
     # The neighbours in the plane; where the picture has none, the nearest it has.
+    # A 16-bit gray sample's low byte sees its neighbours' whole samples less
+    # its own high byte `upper` (coded just before): `_px`.
+    upper = _at(buffer, here, 1) if pixel == 2 and plane == 1 else -1
     left = x >= pixel
     up = y >= 1
     row = streams[s, S_IMAGE_ROW]
     right = x + pixel < row
-    w = _at(buffer, here, pixel) if left else (_at(buffer, here, stride) if up else 0)
-    n = _at(buffer, here, stride) if up else w
-    nw = _at(buffer, here, stride + pixel) if up and left else n
-    ne = _at(buffer, here, stride - pixel) if up and right else n
-    nee = _at(buffer, here, stride - 2 * pixel) if up and x + 2 * pixel < row else ne
-    ww = _at(buffer, here, 2 * pixel) if x >= 2 * pixel else w
-    nn = _at(buffer, here, 2 * stride) if y >= 2 else n
-    nne = _at(buffer, here, 2 * stride - pixel) if y >= 2 and right else nn
-    nww = _at(buffer, here, stride + 2 * pixel) if up and x >= 2 * pixel else nw
-    nnw = _at(buffer, here, 2 * stride + pixel) if y >= 2 and left else nn
+    w = _px(buffer, here, upper, pixel) if left else (_px(buffer, here, upper, stride) if up else 0)
+    n = _px(buffer, here, upper, stride) if up else w
+    nw = _px(buffer, here, upper, stride + pixel) if up and left else n
+    ne = _px(buffer, here, upper, stride - pixel) if up and right else n
+    nee = _px(buffer, here, upper, stride - 2 * pixel) if up and x + 2 * pixel < row else ne
+    ww = _px(buffer, here, upper, 2 * pixel) if x >= 2 * pixel else w
+    nn = _px(buffer, here, upper, 2 * stride) if y >= 2 else n
+    nne = _px(buffer, here, upper, 2 * stride - pixel) if y >= 2 and right else nn
+    nww = _px(buffer, here, upper, stride + 2 * pixel) if up and x >= 2 * pixel else nw
+    nnw = _px(buffer, here, upper, 2 * stride + pixel) if y >= 2 and left else nn
     gradient = _clip(w + n - nw)
     low, high = min(w, n), max(w, n)
     median = low if nw >= high else (high if nw <= low else w + n - nw)
@@ -286,7 +301,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     moved_w = (w + ne + 1) >> 1
     moved_n = _clip(2 * n - nn)
     moved = (w + n + 1) >> 1
-    if plane > 0:
+    if plane > 0 and upper < 0:
         before = _at(buffer, here, 1)
         wb = _at(buffer, here, pixel + 1) if left else before
         nb_ = _at(buffer, here, stride + 1) if up else before
@@ -333,30 +348,30 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     scratch[h + 16] = context_hash(key | (last1 << 8) | last2, 146)
     scratch[h + 17] = context_hash(key | (((w + n + 4) >> 3) << 8) | ((last1 >> 4) << 4) |
                                    (last2 >> 4), 147)
-    streams[s, S_IMAGE_PREDICTED] = moved_w if plane > 0 else gradient
+    streams[s, S_IMAGE_PREDICTED] = moved_w if plane > 0 and upper < 0 else gradient
     streams[s, S_IMAGE_SET] = min(plane, 3) * 8 + level
     shape = ((abs(w - nw) > 3) << 8) | ((abs(nw - n) > 3) << 7) | ((abs(n - ne) > 3) << 6)
     shape |= ((n > nw) << 5) | ((n > ne) << 4) | ((n > nn) << 3) | ((w > n) << 2)
     shape |= ((w > nw) << 1) | (w > ww)
     streams[s, S_IMAGE_SHAPE] = (min(plane, 3) << 9) | shape
-    streams[s, S_IMAGE_APM] = (plane << 16) | (median << 8) | min(busy >> 1, 255)
+    streams[s, S_IMAGE_APM] = (plane << 16) | (_clip(median) << 8) | min(busy >> 1, 255)
     p = S_IMAGE_PREDICTIONS
     streams[s, p] = gradient
-    streams[s, p + 1] = median
-    streams[s, p + 2] = w
-    streams[s, p + 3] = n
+    streams[s, p + 1] = _clip(median)
+    streams[s, p + 2] = _clip(w)
+    streams[s, p + 3] = _clip(n)
     streams[s, p + 4] = _clip(w + ne - n)
     streams[s, p + 5] = _clip(n + ne - nne)
-    streams[s, p + 6] = moved_w
+    streams[s, p + 6] = _clip(moved_w)
     streams[s, p + 7] = moved_n
     streams[s, p + 8] = _clip(w + nw - nww)
     streams[s, p + 9] = _clip(n + nw - nnw)
-    streams[s, p + 10] = (ne + _clip(ne + w - nne) + 1) >> 1
+    streams[s, p + 10] = _clip((ne + _clip(ne + w - nne) + 1) >> 1)
     streams[s, p + 11] = _clip(2 * w - ww)
     streams[s, p + 12] = _clip((3 * n + 3 * w - nn - ww + 2) >> 2)
-    streams[s, p + 13] = (w + nee + 1) >> 1
+    streams[s, p + 13] = _clip((w + nee + 1) >> 1)
     streams[s, p + 14] = _clip(nw + ne - nn)
-    streams[s, p + 15] = moved
+    streams[s, p + 15] = _clip(moved)
     streams[s, S_IMAGE_PLANE] = min(plane, 3)
     _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left, right,
                      w, n, nw, ne, nn, nne, ww, nww)
@@ -365,7 +380,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
                             w, n, nw, ne, nn, nne, ww)
     else:
         _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
-                          w, n, nw, ne, nn, nne, ww, nww, nnw, nee)
+                          upper, w, n, nw, ne, nn, nne, ww, nww, nnw, nee)
     # Each prediction's histogram: the prediction, the plane, the column's
     # parity and how well it did at the neighbours (the nearest there are).
     ring_w = pixel if left else stride
@@ -416,7 +431,7 @@ def _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left, 
         total = np.int64(0)
         for i in range(OLS_INPUTS):
             total += solver[weights + i] * streams[s, x + i]
-        streams[s, S_IMAGE_PREDICTIONS + 24 + r] = _clip(w + (total >> 16))
+        streams[s, S_IMAGE_PREDICTIONS + 24 + r] = _clip(_clip(w) + (total >> 16))
 
 
 @nb.njit(**INLINE)
@@ -484,19 +499,19 @@ def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right
 
 @nb.njit(**INLINE)
 def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
-                      w, n, nw, ne, nn, nne, ww, nww, nnw, nee):
+                      wide, w, n, nw, ne, nn, nne, ww, nww, nnw, nee):
     """Predictions 16 to 23 of a gray pixel's byte: longer gradients."""
-    nnn = _at(buffer, here, 3 * stride) if y >= 3 else nn
-    www = _at(buffer, here, 3 * pixel) if x >= 3 * pixel else ww
-    nwww = _at(buffer, here, stride + 3 * pixel) if up and x >= 3 * pixel else nww
-    nnww = _at(buffer, here, 2 * stride + 2 * pixel) if y >= 2 and x >= 2 * pixel else nnw
-    nnee = _at(buffer, here, 2 * stride - 2 * pixel) if y >= 2 and x + 2 * pixel < \
+    nnn = _px(buffer, here, wide, 3 * stride) if y >= 3 else nn
+    www = _px(buffer, here, wide, 3 * pixel) if x >= 3 * pixel else ww
+    nwww = _px(buffer, here, wide, stride + 3 * pixel) if up and x >= 3 * pixel else nww
+    nnww = _px(buffer, here, wide, 2 * stride + 2 * pixel) if y >= 2 and x >= 2 * pixel else nnw
+    nnee = _px(buffer, here, wide, 2 * stride - 2 * pixel) if y >= 2 and x + 2 * pixel < \
         streams[s, S_IMAGE_ROW] else nne
     low = min(min(w, n), min(ne, nw))
     high = max(max(w, n), max(ne, nw))
     p = S_IMAGE_PREDICTIONS
-    streams[s, p + 16] = min(max(3 * n - 3 * nn + nnn, low), high)
-    streams[s, p + 17] = min(max(3 * w - 3 * ww + www, low), high)
+    streams[s, p + 16] = _clip(min(max(3 * n - 3 * nn + nnn, low), high))
+    streams[s, p + 17] = _clip(min(max(3 * w - 3 * ww + www, low), high))
     streams[s, p + 18] = _clip(2 * w + nw - ww - 2 * nww + nwww)
     streams[s, p + 19] = _clip(w + nne - nn)
     streams[s, p + 20] = _clip(w + nnw - nnww)
@@ -509,7 +524,7 @@ def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, r
     streams[s, p + 10] = _clip(2 * ne - nnee)
     base = w + n - nw
     to_w, to_n, to_nw = abs(base - w), abs(base - n), abs(base - nw)
-    streams[s, p + 12] = w if to_w <= to_n and to_w <= to_nw else (n if to_n <= to_nw else nw)
+    streams[s, p + 12] = _clip(w if to_w <= to_n and to_w <= to_nw else (n if to_n <= to_nw else nw))
 
 
 @nb.njit(**INLINE)
