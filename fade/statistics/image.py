@@ -275,7 +275,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     # The neighbours in the plane; where the picture has none, the nearest it has.
     # A 16-bit gray sample's low byte sees its neighbours' whole samples less
     # its own high byte `upper` (coded just before): `_px`.
-    upper = _at(buffer, here, 1) if pixel == 2 and plane == 1 else -1
+    last = _at(buffer, here, 1)
+    upper = last if pixel == 2 and plane == 1 else -1
     left = x >= pixel
     up = y >= 1
     row = streams[s, S_IMAGE_ROW]
@@ -290,6 +291,11 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     nne = _px(buffer, here, upper, 2 * stride - pixel) if y >= 2 and right else nn
     nww = _px(buffer, here, upper, stride + 2 * pixel) if up and x >= 2 * pixel else nw
     nnw = _px(buffer, here, upper, 2 * stride + pixel) if y >= 2 and left else nn
+    # The last byte's own neighbours (the plane before, or W's last plane).
+    w1 = _at(buffer, here, pixel + 1) if left else last
+    n1 = _at(buffer, here, stride + 1) if up else last
+    nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
+    ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
     gradient = _clip(w + n - nw)
     low, high = min(w, n), max(w, n)
     median = low if nw >= high else (high if nw <= low else w + n - nw)
@@ -302,13 +308,10 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     moved_n = _clip(2 * n - nn)
     moved = (w + n + 1) >> 1
     if plane > 0 and upper < 0:
-        before = _at(buffer, here, 1)
-        wb = _at(buffer, here, pixel + 1) if left else before
-        nb_ = _at(buffer, here, stride + 1) if up else before
-        nwb = _at(buffer, here, stride + pixel + 1) if up and left else nb_
-        moved_w = _clip(w + before - wb)
-        moved_n = _clip(n + before - nb_)
-        moved = _clip(gradient + before - _clip(wb + nb_ - nwb))
+        before = last
+        moved_w = _clip(w + before - w1)
+        moved_n = _clip(n + before - n1)
+        moved = _clip(gradient + before - _clip(w1 + n1 - nw1))
     busy = abs(w - nw) + abs(n - nw) + abs(ne - n)
     level = 0
     while level < 7 and busy > (2 << level):
@@ -331,7 +334,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     scratch[h + 11] = context_hash(key | (((w + ne + 1) >> 1) << 8) | ((n + nw + 1) >> 1), 141)
     # A neighbour with how the last two bytes (the planes before, in colour)
     # differ from its own last two: where this pixel stands against it.
-    last1 = _at(buffer, here, 1)
+    last1 = last
     last2 = _at(buffer, here, 2)
     back_w = pixel if left else (stride if up else 0)
     back_n = stride if up else back_w
@@ -373,11 +376,11 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     streams[s, p + 14] = _clip(nw + ne - nn)
     streams[s, p + 15] = _clip(moved)
     streams[s, S_IMAGE_PLANE] = min(plane, 3)
-    _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left, right,
-                     w, n, nw, ne, nn, nne, ww, nww)
+    _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left,
+                     w, n, nw, ne, nn, nne, ww, nww, last, last2, w1, n1, nw1, ne1)
     if pixel >= 3:  # colour: the last byte (the plane before, or W's last plane) moved
         _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
-                            w, n, nw, ne, nn, nne, ww)
+                            w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1)
     else:
         _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
                           upper, w, n, nw, ne, nn, nne, ww, nww, nnw, nee)
@@ -394,19 +397,13 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
 
 
 @nb.njit(**INLINE)
-def _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left, right,
-                     w, n, nw, ne, nn, nne, ww, nww):
+def _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left,
+                     w, n, nw, ne, nn, nne, ww, nww, last, last2, w1, n1, nw1, ne1):
     """Predictions 24 and 25: two linear predictors of the byte less W (per
     plane, least squares with a short and a long memory) from the
     neighbours less W, the last two bytes less their own west and north
     neighbours, and a constant."""
     x = S_OLS_INPUTS
-    last = _at(buffer, here, 1)
-    last2 = _at(buffer, here, 2)
-    w1 = _at(buffer, here, pixel + 1) if left else last
-    n1 = _at(buffer, here, stride + 1) if up else last
-    nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
-    ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
     w2 = _at(buffer, here, pixel + 2) if left else last2
     n2 = _at(buffer, here, stride + 2) if up else last2
     streams[s, x] = n - w
@@ -465,15 +462,11 @@ def _ols_learn(streams, solver, s, byte):
 
 @nb.njit(**INLINE)
 def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
-                        w, n, nw, ne, nn, nne, ww):
+                        w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1):
     """Predictions 16 to 23 of a colour pixel's byte: its neighbours
     moved as the last byte (the plane before in this pixel; for the first
-    plane, the west pixel's last) moved from theirs, as paq8px's."""
-    last = _at(buffer, here, 1)
-    w1 = _at(buffer, here, pixel + 1) if left else last
-    n1 = _at(buffer, here, stride + 1) if up else last
-    nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
-    ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
+    plane, the west pixel's last) moved from theirs, as paq8px's (`last`
+    and its neighbours w1, n1, nw1 and ne1 from image_contexts)."""
     nn1 = _at(buffer, here, 2 * stride + 1) if up and nn != n else n1
     nne1 = _at(buffer, here, 2 * stride - pixel + 1) if up and right and nn != n else nn1
     ww1 = _at(buffer, here, 2 * pixel + 1) if left and ww != w else w1
