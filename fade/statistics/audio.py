@@ -251,9 +251,12 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
     cross = OLS_CROSS if channels > 1 else 0
     size = OLS_ORDER + cross
     recent = np.zeros((channels, OLS_CROSS + 1), np.int64)  # samples, newest first
-    long_inputs, long_weights = np.zeros((channels, ORDER), np.int64), np.zeros((channels, ORDER), np.int64)
-    short_inputs, short_weights = np.zeros((channels, SHORT), np.int64), np.zeros((channels, SHORT), np.int64)
-    matrix, vector = np.zeros((channels, size, size), np.int64), np.zeros((channels, size), np.int64)
+    long_inputs = np.zeros((channels, ORDER), np.int64)
+    long_weights = np.zeros((channels, ORDER), np.int64)
+    short_inputs = np.zeros((channels, SHORT), np.int64)
+    short_weights = np.zeros((channels, SHORT), np.int64)
+    matrix = np.zeros((channels, size, size), np.int64)
+    vector = np.zeros((channels, size), np.int64)
     weights, inputs = np.zeros((channels, size), np.int64), np.zeros((channels, size), np.int64)
     lower, work = np.zeros((size, size), np.int64), np.zeros(2 * size, np.int64)
     previous, seen = np.zeros(channels, np.int64), np.zeros(channels, np.int64)

@@ -281,7 +281,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     up = y >= 1
     row = streams[s, S_IMAGE_ROW]
     right = x + pixel < row
-    w = _px(buffer, here, upper, pixel) if left else (_px(buffer, here, upper, stride) if up else 0)
+    w = _px(buffer, here, upper, pixel) if left else (
+        _px(buffer, here, upper, stride) if up else 0)
     n = _px(buffer, here, upper, stride) if up else w
     nw = _px(buffer, here, upper, stride + pixel) if up and left else n
     ne = _px(buffer, here, upper, stride - pixel) if up and right else n
@@ -497,7 +498,8 @@ def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, r
     nnn = _px(buffer, here, wide, 3 * stride) if y >= 3 else nn
     www = _px(buffer, here, wide, 3 * pixel) if x >= 3 * pixel else ww
     nwww = _px(buffer, here, wide, stride + 3 * pixel) if up and x >= 3 * pixel else nww
-    nnww = _px(buffer, here, wide, 2 * stride + 2 * pixel) if y >= 2 and x >= 2 * pixel else nnw
+    nnww = _px(buffer, here, wide, 2 * stride + 2 * pixel) if y >= 2 and x >= 2 * pixel \
+        else nnw
     nnee = _px(buffer, here, wide, 2 * stride - 2 * pixel) if y >= 2 and x + 2 * pixel < \
         streams[s, S_IMAGE_ROW] else nne
     low = min(min(w, n), min(ne, nw))
@@ -517,7 +519,8 @@ def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, r
     streams[s, p + 10] = _clip(2 * ne - nnee)
     base = w + n - nw
     to_w, to_n, to_nw = abs(base - w), abs(base - n), abs(base - nw)
-    streams[s, p + 12] = _clip(w if to_w <= to_n and to_w <= to_nw else (n if to_n <= to_nw else nw))
+    paeth = w if to_w <= to_n and to_w <= to_nw else (n if to_n <= to_nw else nw)
+    streams[s, p + 12] = _clip(paeth)
 
 
 @nb.njit(**INLINE)
