@@ -297,6 +297,10 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     n1 = _at(buffer, here, stride + 1) if up else last
     nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
     ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
+    # ... and the byte two back's.
+    last2 = _at(buffer, here, 2)
+    w2 = _at(buffer, here, pixel + 2) if left else last2
+    n2 = _at(buffer, here, stride + 2) if up else last2
     gradient = _clip(w + n - nw)
     low, high = min(w, n), max(w, n)
     median = low if nw >= high else (high if nw <= low else w + n - nw)
@@ -335,22 +339,20 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     scratch[h + 11] = context_hash(key | (((w + ne + 1) >> 1) << 8) | ((n + nw + 1) >> 1), 141)
     # A neighbour with how the last two bytes (the planes before, in colour)
     # differ from its own last two: where this pixel stands against it.
-    last1 = last
-    last2 = _at(buffer, here, 2)
     back_w = pixel if left else (stride if up else 0)
     back_n = stride if up else back_w
     back_nw = stride + pixel if up and left else back_n
     back_ne = stride - pixel if up and right else back_n
     scratch[h + 12] = context_hash(
-        key | (w << 24) | _against(buffer, here, back_w, last1, last2), 142)
+        key | (w << 24) | _against(buffer, here, back_w, last, last2), 142)
     scratch[h + 13] = context_hash(
-        key | (n << 24) | _against(buffer, here, back_n, last1, last2), 143)
+        key | (n << 24) | _against(buffer, here, back_n, last, last2), 143)
     scratch[h + 14] = context_hash(
-        key | (nw << 24) | _against(buffer, here, back_nw, last1, last2), 144)
+        key | (nw << 24) | _against(buffer, here, back_nw, last, last2), 144)
     scratch[h + 15] = context_hash(
-        key | (ne << 24) | _against(buffer, here, back_ne, last1, last2), 145)
-    scratch[h + 16] = context_hash(key | (last1 << 8) | last2, 146)
-    scratch[h + 17] = context_hash(key | (((w + n + 4) >> 3) << 8) | ((last1 >> 4) << 4) |
+        key | (ne << 24) | _against(buffer, here, back_ne, last, last2), 145)
+    scratch[h + 16] = context_hash(key | (last << 8) | last2, 146)
+    scratch[h + 17] = context_hash(key | (((w + n + 4) >> 3) << 8) | ((last >> 4) << 4) |
                                    (last2 >> 4), 147)
     streams[s, S_IMAGE_PREDICTED] = moved_w if plane > 0 and upper < 0 else gradient
     streams[s, S_IMAGE_SET] = min(plane, 3) * 8 + level
@@ -377,11 +379,11 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     streams[s, p + 14] = _clip(nw + ne - nn)
     streams[s, p + 15] = _clip(moved)
     streams[s, S_IMAGE_PLANE] = min(plane, 3)
-    _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left,
-                     w, n, nw, ne, nn, nne, ww, nww, last, last2, w1, n1, nw1, ne1)
+    _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
+                     last, last2, w1, n1, nw1, ne1, w2, n2)
     if pixel >= 3:  # colour: the last byte (the plane before, or W's last plane) moved
         _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
-                            w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1)
+                            w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1, last2, n2, w2)
     else:
         _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
                           upper, w, n, nw, ne, nn, nne, ww, nww, nnw, nee)
@@ -398,15 +400,13 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
 
 
 @nb.njit(**INLINE)
-def _ols_predictions(streams, solver, s, buffer, here, stride, pixel, up, left,
-                     w, n, nw, ne, nn, nne, ww, nww, last, last2, w1, n1, nw1, ne1):
+def _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
+                     last, last2, w1, n1, nw1, ne1, w2, n2):
     """Predictions 24 and 25: two linear predictors of the byte less W (per
     plane, least squares with a short and a long memory) from the
     neighbours less W, the last two bytes less their own west and north
     neighbours, and a constant."""
     x = S_OLS_INPUTS
-    w2 = _at(buffer, here, pixel + 2) if left else last2
-    n2 = _at(buffer, here, stride + 2) if up else last2
     streams[s, x] = n - w
     streams[s, x + 1] = nw - w
     streams[s, x + 2] = ne - w
@@ -463,11 +463,12 @@ def _ols_learn(streams, solver, s, byte):
 
 @nb.njit(**INLINE)
 def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
-                        w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1):
+                        w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1, last2, n2, w2):
     """Predictions 16 to 23 of a colour pixel's byte: its neighbours
     moved as the last byte (the plane before in this pixel; for the first
     plane, the west pixel's last) moved from theirs, as paq8px's (`last`
-    and its neighbours w1, n1, nw1 and ne1 from image_contexts)."""
+    and its neighbours w1, n1, nw1 and ne1, and the byte two back's, from
+    image_contexts)."""
     nn1 = _at(buffer, here, 2 * stride + 1) if up and nn != n else n1
     nne1 = _at(buffer, here, 2 * stride - pixel + 1) if up and right and nn != n else nn1
     ww1 = _at(buffer, here, 2 * pixel + 1) if left and ww != w else w1
@@ -482,9 +483,6 @@ def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right
     streams[s, p + 23] = _clip((2 * w + last - w1 + 1) >> 1)
     # In place of three that colour needs least (the median, two averages):
     # the neighbours moved as the byte two back moved from theirs.
-    last2 = _at(buffer, here, 2)
-    w2 = _at(buffer, here, pixel + 2) if left else last2
-    n2 = _at(buffer, here, stride + 2) if up else last2
     ne2 = _at(buffer, here, stride - pixel + 2) if up and right else n2
     streams[s, p + 1] = _clip(n + last2 - n2)
     streams[s, p + 10] = _clip(w + last2 - w2)
