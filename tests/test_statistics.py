@@ -707,11 +707,10 @@ def test_audio_residuals_undo_exactly():
 
 def test_least_squares_solves_in_integers():
     """_solve gives the weights of a linear relation from decayed sums built
-    as the audio predictor builds them, within 1/256 each (the ridge shrinks
-    them a little), for inputs of a few units and of tens of thousands
-    alike; with no sums, the weights are 0."""
-    from fade.statistics.audio import (OLS_DECAY, OLS_FRACTION, OLS_PRODUCT, OLS_ROUND,
-                                       _solve)
+    as the audio predictor builds them (_accumulate), within 1/256 each
+    (the ridge shrinks them a little), for inputs of a few units and of
+    tens of thousands alike; with no sums, the weights are 0."""
+    from fade.statistics.audio import OLS_FRACTION, _accumulate, _solve
     rng = np.random.default_rng(5)
     n = 6
     truth = np.array([1.5, -0.75, 0.25, 0.0, 2.0, -1.25])
@@ -720,12 +719,7 @@ def test_least_squares_solves_in_integers():
         for _ in range(3000):
             x = 4 * rng.integers(-scale, scale + 1, n)
             target = int(x @ truth)  # (exact: multiples of 1/4 times multiples of 4)
-            for i in range(n):
-                for j in range(i + 1):
-                    matrix[i, j] += (int(x[i] * x[j]) << OLS_PRODUCT) - \
-                        ((int(matrix[i, j]) + OLS_ROUND) >> OLS_DECAY)
-                vector[i] += (int(x[i]) * target << OLS_PRODUCT) - \
-                    ((int(vector[i]) + OLS_ROUND) >> OLS_DECAY)
+            _accumulate(matrix, vector, x.astype(np.int64), target, n)
         weights = np.zeros(n, np.int64)
         _solve(matrix, vector, weights, n, np.zeros((n, n), np.int64), np.zeros(2 * n, np.int64))
         assert np.abs(weights / (1 << OLS_FRACTION) - truth).max() < 1 / 256, scale

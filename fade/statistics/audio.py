@@ -175,6 +175,20 @@ def _isqrt(value: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _accumulate(matrix: np.ndarray, vector: np.ndarray, inputs: np.ndarray, target: int,
+                n: int) -> None:
+    """The least squares' sums (`matrix`'s lower triangle and `vector`, of the
+    first n inputs) decay by 1/2^OLS_DECAY (rounded) and take `inputs`'
+    products with each other and with `target`, in 1/2^OLS_PRODUCT."""
+    for i in range(n):
+        for j in range(i + 1):
+            matrix[i, j] += ((inputs[i] * inputs[j]) << OLS_PRODUCT) - \
+                ((matrix[i, j] + OLS_ROUND) >> OLS_DECAY)
+        vector[i] += ((inputs[i] * target) << OLS_PRODUCT) - \
+            ((vector[i] + OLS_ROUND) >> OLS_DECAY)
+
+
+@njit(cache=True, nogil=True)
 def _solve(matrix: np.ndarray, vector: np.ndarray, weights: np.ndarray, n: int,
            lower: np.ndarray, work: np.ndarray) -> None:
     """`weights` (in 1/2^OLS_FRACTION) set to the solution of the first n
@@ -315,15 +329,9 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
             # by 1/2^OLS_DECAY a sample and are solved every OLS_EVERY samples
             # (in the unit to come: the first value but 0 sets it)
             target = min(max(difference >> _wasted(seen[channel], bits), -OLS_LIMIT), OLS_LIMIT)
-            sums, sum_target = matrix[channel], vector[channel]
-            for i in range(size):
-                for j in range(i + 1):
-                    sums[i, j] += ((x[i] * x[j]) << OLS_PRODUCT) - \
-                        ((sums[i, j] + OLS_ROUND) >> OLS_DECAY)
-                sum_target[i] += ((x[i] * target) << OLS_PRODUCT) - \
-                    ((sum_target[i] + OLS_ROUND) >> OLS_DECAY)
+            _accumulate(matrix[channel], vector[channel], x, target, size)
             if k % OLS_EVERY == OLS_EVERY - 1:
-                _solve(sums, sum_target, weights[channel], size, lower, work)
+                _solve(matrix[channel], vector[channel], weights[channel], size, lower, work)
             for i in range(OLS_ORDER - 1, 0, -1):
                 x[i] = x[i - 1]
             x[0] = target
