@@ -191,7 +191,8 @@ class StatisticsConfig:
     22 and 23 are 19, 20 and 6 coding 16-bit PCM audio's samples as a
     predictor's residuals (fade.statistics.audio); 24, 25 and 26 predict
     an image's pixels from their neighbours (fade.statistics.image), and
-    27, 28 and 29 raw pixels', their layout measured."""
+    27, 28 and 29 raw pixels', their layout measured; 30, 31 and 32 are
+    7, 8 and 9 with the fields of markup (fade.statistics.markup)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -208,7 +209,7 @@ class StatisticsConfig:
 
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
-        "table", "dna", "x86", "audio", "image" or "binary"): a level's model
+        "table", "markup", "dna", "x86", "audio", "image" or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): models 0 and 1 code bytes that are
         not text with models 19 and 20, which add the contexts that pay on
@@ -218,7 +219,8 @@ class StatisticsConfig:
         nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
         and BMP images with 24 and 25 (6 with 26) and raw pixels with 27
-        and 28 (6 with 29)."""
+        and 28 (6 with 29), markup (XML, HTML) with 30 and 31 (6 with
+        32)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -2,7 +2,7 @@
 each kind of data is coded by its own statistics model.
 
 The screen (fade.race.Screen) says once per archive what its bytes are
-(text, a delimited table, nucleotides, x86 code, other bytes), and that
+(text, a delimited table, markup, nucleotides, x86 code, other bytes), and
 picks the level's statistics model, so a file of several kinds (an
 executable's code between its tables and strings; a tar of a table, a
 document and a library) was coded whole by one model. `kind_pieces`

@@ -282,6 +282,30 @@ def machine_code(symbols: np.ndarray) -> bool:
     return near >= CALL_SHARE * len(symbols) and near >= CALL_FIT * max(len(calls), 1)
 
 
+# Text is markup (XML, HTML, SVG) where at least MARKUP_SHARE of its first
+# MARKUP_SAMPLE bytes lie inside tags: from a < that a letter, /, ! or ?
+# follows to the next > (at most MARKUP_TAG bytes), in at least
+# MIN_MARKUP_TAGS tags. A wiki dump's text between a few tags (enwik) is not.
+# The statistics' model for markup then codes it (fade.statistics.markup).
+MARKUP_SHARE, MARKUP_SAMPLE, MARKUP_TAG, MIN_MARKUP_TAGS = 0.2, 1 << 20, 4096, 16
+
+
+def markup(symbols: np.ndarray) -> bool:
+    """Whether the bytes `symbols` are markup (see above)."""
+    symbols = symbols[:MARKUP_SAMPLE]
+    opens = np.flatnonzero(symbols[:-1] == 60)
+    after = symbols[opens + 1]
+    opens = opens[((after | 32) >= 97) & ((after | 32) <= 122) | (after == 47) | (after == 33)
+                  | (after == 63)]
+    closes = np.flatnonzero(symbols == 62)
+    following = np.searchsorted(closes, opens)
+    ended = following < len(closes)
+    if int(ended.sum()) < MIN_MARKUP_TAGS:
+        return False
+    spans = np.minimum(closes[following[ended]] - opens[ended] + 1, MARKUP_TAG)
+    return int(spans.sum()) >= MARKUP_SHARE * len(symbols)
+
+
 @dataclass(frozen=True)
 class Screen:
     """What the bytes say before any coding: their size and the share of
@@ -295,6 +319,7 @@ class Screen:
     audio: bool = False  # not text: a WAV file of 16- or 24-bit PCM (wav_layout)
     image: bool = False  # a binary PNM or uncompressed BMP image (image_layout)
     pixels: bool = False  # not text: raw pixels of an image without a header (raw_layout)
+    markup: bool = False  # text: XML, HTML (`markup`)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -315,7 +340,8 @@ class Screen:
                 return cls(len(data), share, pixels=True)
             return cls(len(data), share, x86=len(symbols) > 4 and machine_code(symbols))
         dna = nucleotides(symbols)
-        return cls(len(data), share, not dna and delimited(symbols), dna)
+        table = not dna and delimited(symbols)
+        return cls(len(data), share, table, dna, markup=not dna and not table and markup(symbols))
 
     @property
     def is_text(self) -> bool:
@@ -323,13 +349,14 @@ class Screen:
 
     @property
     def kind(self) -> str:
-        """"text", "table", "dna", "x86", "audio", "image", "pixels" or "binary": what picks a
-        level's statistics model (StatisticsConfig.for_kind)."""
+        """"text", "table", "markup", "dna", "x86", "audio", "image", "pixels" or
+        "binary": what picks a level's statistics model (StatisticsConfig.for_kind)."""
         if self.image or self.pixels:
             return "image" if self.image else "pixels"
         if not self.is_text:
             return "audio" if self.audio else "x86" if self.x86 else "binary"
-        return "dna" if self.dna else "table" if self.table else "text"
+        return "dna" if self.dna else "table" if self.table else "markup" if self.markup \
+            else "text"
 
     @property
     def network_may_pay(self) -> bool:
@@ -343,7 +370,7 @@ class Screen:
             return f"{what} ({self.text:.1%} of the bytes text)"
         if self.is_text:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
-                    else "text")
+                    else "markup" if self.markup else "text")
             return f"{what} ({self.text:.1%} of the bytes text)"
         what = "PCM audio" if self.audio else "x86 machine code" if self.x86 \
             else "not text"

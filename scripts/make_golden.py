@@ -105,6 +105,18 @@ _GRAY = np.clip(_SMOOTH[:24, :40] * 1.2, 0, 255).astype(np.uint8)
 IMAGE_BMP = b"BM" + struct.pack("<IHHI", 1078 + 40 * 24, 0, 0, 1078) + \
     struct.pack("<IiiHHIIiiII", 40, 40, 24, 1, 8, 0, 40 * 24, 2835, 2835, 256, 0) + \
     bytes(b for v in range(256) for b in (v, v, v, 0)) + _GRAY[::-1].tobytes()
+# Markup (made up here: an XML declaration, a comment, records of elements
+# with quoted attributes, text by language, self-closing and nested tags, an
+# HTML-style value without quotes): text that levels fast, default and max
+# code with statistics models 30, 31 and 32 (fade 0.11, format v8).
+_LANGUAGES = (b"en", b"de", b"fr")
+_WORDS = (b"north", b"south", b"east", b"west")
+MARKUP = b'<?xml version="1.0"?>\n<!-- made up for the golden archives -->\n<places>\n' + \
+    b"".join(b'  <place id="p%d" kind=\'%s\' size="%d">\n' % (1000 + 3 * i, _WORDS[i % 4], i * i)
+             + b"".join(b'    <name lang="%s">%s %d</name>\n' % (lang, _WORDS[(i + k) % 4], i)
+                        for k, lang in enumerate(_LANGUAGES))
+             + b'    <link href=#p%d rel=next/>\n  </place>\n' % (1003 + 3 * i)
+             for i in range(24)) + b"</places>\n"
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -136,6 +148,9 @@ ARCHIVES = {
     "statistics-table": (TABLE, dict(level="fast", method="statistics")),
     "statistics-default-table": (TABLE, dict(level="default", method="statistics")),
     "statistics-max-table": (TABLE, dict(level="max", method="statistics")),
+    "statistics-markup": (MARKUP, dict(level="fast", method="statistics")),
+    "statistics-default-markup": (MARKUP, dict(level="default", method="statistics")),
+    "statistics-max-markup": (MARKUP, dict(level="max", method="statistics")),
     "statistics-dna": (DNA, dict(level="fast", method="statistics")),
     "statistics-default-dna": (DNA, dict(level="default", method="statistics")),
     "statistics-max-dna": (DNA, dict(level="max", method="statistics")),

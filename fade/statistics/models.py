@@ -25,7 +25,7 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, part_names)
+    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, part_names)
 
 
 @dataclass(frozen=True)
@@ -195,10 +195,32 @@ MODELS: tuple[Model, ...] = (
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS, 26, "max", "pixels",
           "`max`, raw pixels, alone in file order (fade 0.11; its hybrid mixes model 6)",
           "the made header of model 27", slots_per_byte_bits=3),
+    Model(F_TABLE | F_MARKUP, 7, "fast", "markup", "`fast`, markup: XML, HTML (fade 0.11)",
+          "the field contexts keyed by markup instead of columns: a field is an attribute's "
+          "value (keyed by its element, the parent and the attribute) or the text in an "
+          "element (by the element and the parent), the field above the same key's last one; "
+          "between tags, by the parent and the element closed last, or the element and the "
+          "attribute before; three more contexts: the text alone (the tags between skipped) "
+          "of orders 3 and 6, and the value before in the tag at the same place (in text: "
+          "the tag's last value, such as a language, with the text's last three bytes); the "
+          "weight set by the key in place of the one by the field's index, and (with model "
+          "1's final mixer) the one by where the byte is (text, a name, a value...) and its "
+          "place in place of the one by the byte before"),
+    # Model 2's contexts pay on markup (-2.6% on seven files against model 1's) at
+    # 0.62x the speed, 90 KB/s (docs/statistics.md, "Models 30 to 32").
+    Model(_M2 | F_TABLE | F_MARKUP, 2, "default", "markup",
+          "`default`, markup: XML, HTML (fade 0.11)",
+          "the markup contexts and weight sets of model 30"),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_MARKUP, 9, "max", "markup",
+          "`max`, markup: XML, HTML (fade 0.11)",
+          "the markup contexts and weight sets of model 30",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
 assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)
+# F_MARKUP keeps its fields in F_TABLE's (fade.statistics.markup).
+assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & F_MARKUP)
 
 
 def level_model(level: str, kind: str) -> int | None:

@@ -75,7 +75,11 @@ RECORD3, RECORD4, RECORD5 = range(SHARED + KEYED + 25, SHARED + KEYED + 28)
 IMAGE_CONTEXTS = 18
 IMAGE = SHARED + KEYED + 28
 IMAGE_SHARED = 2
-MAX_CONTEXTS = IMAGE + IMAGE_CONTEXTS
+# Models 30 to 32's (markup, fade.statistics.markup), beside the field
+# contexts: the text alone (its last bytes, the tags between skipped), of two
+# orders; the value before in the same tag, at the same place.
+MARKUP_TEXT1, MARKUP_TEXT2, MARKUP_LEFT = range(IMAGE + IMAGE_CONTEXTS, IMAGE + IMAGE_CONTEXTS + 3)
+MAX_CONTEXTS = MARKUP_LEFT + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -116,6 +120,9 @@ F_IMAGE = 16777216
 # PIXELS: an image without a header (raw pixels): the layout the encoder
 # measured, as a PNM header it codes before the bytes and the decoder drops.
 F_PIXELS = 33554432
+# MARKUP (with TABLE): the field contexts keyed by markup's elements and
+# attributes instead of a table's columns (fade.statistics.markup).
+F_MARKUP = 67108864
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -125,7 +132,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
               F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
               F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
-              F_PIXELS: "F_PIXELS"}
+              F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -141,7 +148,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (X86_PLACE, F_X86), (X86_SEQUENCE, F_X86), (X86_BEFORE, F_X86),
                      (X86_WHOLE, F_X86), (RECORD3, F_RECORDS), (RECORD4, F_RECORDS),
                      (RECORD5, F_RECORDS),
-                     *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)))
+                     *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)),
+                     (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
@@ -155,7 +163,8 @@ def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]
     for index, part in OPTIONAL_CONTEXTS:
         if parts & part:
             active.append(index)
-            if ORDER5 <= index < IMAGE:  # (an image's contexts predict from its first row)
+            if ORDER5 <= index < IMAGE or index >= MARKUP_TEXT1:
+                # (an image's contexts predict from its first row)
                 late.append(len(active) - 1)
     unkeyed = len(active)
     if keyed:

@@ -25,11 +25,12 @@ from fade.statistics.contexts import byte_kind, general_contexts, note_byte, not
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_IMAGE, F_RECORDS, F_SETS, F_SETS4, F_TABLE,
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_MARKUP, F_RECORDS, F_SETS, F_SETS4, F_TABLE,
                                    F_WORDSET, F_X86, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
+from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
 from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
@@ -40,7 +41,7 @@ from fade.statistics.state import (
     P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH,
     S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
     S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
-    S_LENGTH, S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS,
+    S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS,
     S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS,
     WORD_SETS, X86_PLACE_SETS)
 
@@ -59,7 +60,10 @@ def _start_byte(tables, s, bits):
     general_contexts(scratch, streams, buffer, tables.followers, s, parts, parameters[P_KEYED])
     record_contexts(scratch, streams, buffer, s, parts)
     if parts & F_TABLE:
-        field_contexts(scratch, streams, buffer, s)
+        if parts & F_MARKUP:
+            markup_contexts(scratch, streams, buffer, s)
+        else:
+            field_contexts(scratch, streams, buffer, s)
     if parts & F_DNA:
         dna_contexts(scratch, streams, dna, parameters, s)
     if parts & F_X86:
@@ -218,6 +222,8 @@ def predict(tables, s, c0, bitpos, network):
             set4 = parameters[P_X86_SETS] + X86_PLACE_SETS + x86_opcode_set(streams, s)
         elif parts & F_IMAGE:  # by the pixel's prediction instead
             set4 = LAYER_SETS + 256 + streams[s, S_IMAGE_PREDICTED]
+        elif parts & F_MARKUP:  # by where the byte is in the markup and its place
+            set4 = LAYER_SETS + 256 + streams[s, S_M_PLACE]
         _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
         if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
             set5 = MORE_SETS + (context_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
@@ -369,7 +375,10 @@ def end_byte(tables, s, byte, bits, match_bits):
     note_line(streams, s, byte)
     parts = parameters[P_PARTS]
     if parts & F_TABLE:
-        note_field(streams, buffer, s, byte)
+        if parts & F_MARKUP:
+            note_markup(streams, recent, s, byte)
+        else:
+            note_field(streams, buffer, s, byte)
     if parts & F_DNA:
         note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
     if parts & F_X86:

@@ -17,7 +17,7 @@ import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
-                                   F_INDIRECT, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
+                                   F_INDIRECT, F_MARKUP, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
                                    F_RECORDS, F_WORDSET, F_X86, IMAGE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
@@ -126,6 +126,9 @@ assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPU
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
+# F_MARKUP, per stream after F_RECORD's: per key (its low bits), the last
+# field of that key: the key, where it starts and ends, its bytes' hash.
+MARKUP_FIELDS = 1 << 12
 
 # Index of each per-stream field in Tables.streams (int64 each).
 S_HISTORY, S_WORD, S_MATCH_PTR, S_MATCH_LEN, S_POSITION, S_BASE, S_LENGTH = range(7)
@@ -198,7 +201,21 @@ S_IMAGE_PREDICTIONS = S_IMAGE + 10
 # ... the linear predictors' inputs for the next byte, and their weights
 # per rate and plane (4 planes).
 S_OLS_INPUTS = S_IMAGE_PREDICTIONS + IMAGE_PREDICTIONS
-S_FIELDS = S_OLS_INPUTS + OLS_INPUTS
+# F_MARKUP (fade.statistics.markup; with F_TABLE, whose field fields it uses
+# as its own): where the next byte is (text, a name, a tag, a value...), the
+# field's key, the open elements (how many; the names of the outermost
+# MARKUP_STACK), the element closed last among the current one's children,
+# the attribute named last, the last value given in the tag, and the quote
+# that ends the value; the last 8 bytes of text (the tags between skipped);
+# where the value before in this tag starts and ends (-1: none).
+S_MARKUP = S_OLS_INPUTS + OLS_INPUTS
+S_M_MODE, S_M_KEY, S_M_DEPTH, S_M_SIBLING = S_MARKUP, S_MARKUP + 1, S_MARKUP + 2, S_MARKUP + 3
+S_M_ATTRIBUTE, S_M_VALUE, S_M_QUOTE = S_MARKUP + 4, S_MARKUP + 5, S_MARKUP + 6
+S_M_TEXTS, S_M_LEFT_START, S_M_LEFT_END = S_MARKUP + 7, S_MARKUP + 8, S_MARKUP + 9
+S_M_PLACE = S_MARKUP + 10
+MARKUP_STACK = 16
+S_M_STACK = S_MARKUP + 11
+S_FIELDS = S_M_STACK + MARKUP_STACK
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -305,8 +322,9 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("runs", (slots if parts & F_RUNS else len(OLS_SHIFTS) * 4 * OLS_SIZE
                   if parts & F_IMAGE else 1,), np.int64),
         ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
-        ("recent", (streams if parts & (F_RECORD | F_RECORDS) else 1, RECENT),
-         np.int64),  # F_RECORD, F_RECORDS
+        ("recent", (streams if parts & (F_RECORD | F_RECORDS | F_MARKUP) else 1,
+                    RECENT + (4 * MARKUP_FIELDS if parts & F_MARKUP else 0)),
+         np.int64),  # F_RECORD, F_RECORDS, F_MARKUP
         # F_DNA: the four bases' counts (8 bits each) after each context, per order;
         # F_IMAGE (never with F_DNA): the predictions' residual histograms.
         ("dna", (IMAGE_MAP if parts & F_IMAGE else dna_entries(parts, config.table_bits),),

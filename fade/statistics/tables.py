@@ -27,12 +27,12 @@ _AGREE = 2  # rows in a row with the same count before a candidate is the delimi
 
 
 @nb.njit(**INLINE)
-def field_contexts(scratch, streams, buffer, s):
-    """Hash stream s's field contexts for its next byte into the scratch."""
-    c1 = streams[s, S_HISTORY] & 255
-    field = min(streams[s, S_FIELD], 1023)
+def place_above(streams, buffer, s):
+    """The next byte's place in its field (at most 255), the byte at that
+    place in the field above and the one after it (256: past the field
+    above's end, or no field above)."""
     offset = min(streams[s, S_POSITION] - streams[s, S_FIELD_START], 255)
-    above = 256  # the byte above: past the field above's end, or no row above
+    above = 256
     after = 256
     start = streams[s, S_ABOVE_START]
     if start >= 0:
@@ -41,6 +41,15 @@ def field_contexts(scratch, streams, buffer, s):
             above = np.int64(buffer[at])
             if at + 1 < streams[s, S_ABOVE_END]:
                 after = np.int64(buffer[at + 1])
+    return offset, above, after
+
+
+@nb.njit(**INLINE)
+def field_contexts(scratch, streams, buffer, s):
+    """Hash stream s's field contexts for its next byte into the scratch."""
+    c1 = streams[s, S_HISTORY] & 255
+    field = min(streams[s, S_FIELD], 1023)
+    offset, above, after = place_above(streams, buffer, s)
     if streams[s, S_DELIMITER] == 0:
         field = 1023  # no table found: the same contexts for every byte's field
     key = (field << 8) | offset

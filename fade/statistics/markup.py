@@ -1,0 +1,234 @@
+"""Contexts for markup (XML, HTML): a byte by the field it is in, and that field last time.
+
+In markup what predicts a value is whose value it is: the element that is
+open, its parent, the attribute being given; and what that same attribute
+of that same element held the last time it came (the table's row above,
+wherever the record happens to lie). `note_markup` follows the tags as the
+bytes come (text, a tag's name, its attributes, a value quoted or not, a
+closing tag, a comment or declaration), keeping a stack of the open
+elements' names; each value and each text between tags is a field keyed
+by its element, its parent and its attribute (a text: by its element and
+parent), and a small table per stream (in Tables.recent, after F_RECORD's
+part) keeps where each key's last field lay in the buffer. Elsewhere (a
+name, between attributes) the key is what comes before: the parent and
+the element closed last, or the element and its attribute before.
+
+`markup_contexts` hashes from them the three field contexts of a table
+(fade.statistics.tables: the key with the place in the field, the byte
+above and the last byte; the key with the field's bytes so far; the field
+above's bytes with the key, the place, the byte after the one above and
+the last byte) and three of its own: the text alone (the tags between
+skipped) of orders 3 and 6, and the value before in the same tag at the
+same place (in text: the tag's last value, such as a language, with the
+text's last three bytes). The weight sets: by the key (S_FIELD, in place
+of a table's field index) and by where the byte is and its place
+(S_M_PLACE). The reference for models 30 to 32 (docs/format.md).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.kernels import INLINE, bytes_hash, context_hash
+from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, MARKUP_LEFT, MARKUP_TEXT1,
+                                   MARKUP_TEXT2)
+from fade.statistics.state import (
+    MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
+    S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
+    S_M_LEFT_END, S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_STACK, S_M_TEXTS,
+    S_M_VALUE, S_POSITION, SCRATCH_HASHES)
+from fade.statistics.tables import place_above
+
+# Where the next byte is: text between tags, a tag's name, between a tag's
+# attributes, inside a quoted value, a closing tag, a comment or declaration.
+M_TEXT, M_NAME, M_TAG, M_VALUE, M_CLOSE, M_SPECIAL = range(6)
+
+
+@nb.njit(**INLINE)
+def markup_contexts(scratch, streams, buffer, s):
+    """Hash stream s's markup contexts for its next byte into the scratch."""
+    c1 = streams[s, S_HISTORY] & 255
+    key = streams[s, S_M_KEY]
+    offset, above, after = place_above(streams, buffer, s)
+    scratch[SCRATCH_HASHES + FIELD1] = context_hash(
+        key, (offset << 18) | (above << 9) | c1)
+    scratch[SCRATCH_HASHES + FIELD2] = context_hash(key * 0x2F0F3A55 + streams[s, S_FIELD_HASH],
+                                                    72)
+    scratch[SCRATCH_HASHES + FIELD3] = context_hash(
+        streams[s, S_ABOVE_HASH] * 0x9E3779B1 + key,
+        (((offset << 9) | after) << 8) | c1)
+    mode = streams[s, S_M_MODE]
+    texts = streams[s, S_M_TEXTS]
+    scratch[SCRATCH_HASHES + MARKUP_TEXT1] = context_hash(texts & 0xFFFFFF, mode * 256 + c1)
+    scratch[SCRATCH_HASHES + MARKUP_TEXT2] = context_hash(texts & 0xFFFFFFFFFFFF,
+                                                          (mode + 8) * 256 + c1)
+    left = 256  # the byte at this place in the value before in this tag
+    start = streams[s, S_M_LEFT_START]
+    if mode == M_VALUE and start >= 0 and start + offset < streams[s, S_M_LEFT_END]:
+        left = np.int64(buffer[start + offset])
+    if mode == M_TEXT:  # the text by the last value its tag gave (a language) instead
+        scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
+            streams[s, S_M_VALUE] * 8 + mode, ((texts & 0xFFFFFF) << 8) | c1)
+    else:
+        scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
+            streams[s, S_M_ATTRIBUTE] * 8 + mode, (offset << 18) | (left << 9) | c1)
+
+
+@nb.njit(**INLINE)
+def _is_name(byte):
+    """A byte of an element's or attribute's name (ASCII letters, digits,
+    - _ . : and any byte of a UTF-8 sequence)."""
+    return (97 <= (byte | 32) <= 122) or 48 <= byte <= 58 or byte == 45 or byte == 95 \
+        or byte == 46 or byte >= 128
+
+
+@nb.njit(**INLINE)
+def _element(streams, s, depth):
+    """The name (hashed) of the element open at `depth` (1: the outermost;
+    0 where none or deeper than the stack keeps)."""
+    if depth < 1 or depth > MARKUP_STACK:
+        return np.int64(0)
+    return streams[s, S_M_STACK + depth - 1]
+
+
+@nb.njit(**INLINE)
+def _begin(streams, recent, s, mode, key, field):
+    """The next byte starts a field of `key` (`field`: whether one whose last
+    place the table keeps, a value or a text) in `mode`."""
+    streams[s, S_M_MODE] = mode
+    streams[s, S_M_KEY] = key
+    streams[s, S_FIELD_START] = streams[s, S_POSITION]
+    streams[s, S_FIELD_HASH] = 0
+    streams[s, S_ABOVE_START] = -1
+    streams[s, S_ABOVE_END] = -1
+    streams[s, S_ABOVE_HASH] = 0
+    if field:
+        at = RECENT + 4 * (key & (MARKUP_FIELDS - 1))
+        if recent[s, at] == key:
+            streams[s, S_ABOVE_START] = recent[s, at + 1]
+            streams[s, S_ABOVE_END] = recent[s, at + 2]
+            streams[s, S_ABOVE_HASH] = recent[s, at + 3]
+
+
+@nb.njit(**INLINE)
+def _end(streams, recent, s):
+    """The field ends with the byte just coded: the table keeps its place
+    (from its start to before that byte) and its bytes' hash for its key."""
+    key = streams[s, S_M_KEY]
+    at = RECENT + 4 * (key & (MARKUP_FIELDS - 1))
+    base = streams[s, S_BASE]
+    recent[s, at] = key
+    recent[s, at + 1] = base + streams[s, S_FIELD_START]
+    recent[s, at + 2] = base + streams[s, S_POSITION] - 1
+    recent[s, at + 3] = streams[s, S_FIELD_HASH]
+
+
+@nb.njit(**INLINE)
+def _text(streams, recent, s):
+    """Text follows a tag: keyed by its element, the parent and the last
+    value the element's tag gave."""
+    depth = streams[s, S_M_DEPTH]
+    key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + _element(streams, s, depth - 1),
+                       M_TEXT)
+    _begin(streams, recent, s, M_TEXT, key, True)
+
+
+@nb.njit(**INLINE)
+def note_markup(streams, recent, s, byte):
+    """Follow the markup after `byte`; the field's set (S_FIELD) for the next
+    byte's weights: its mode and place."""
+    mode = streams[s, S_M_MODE]
+    token = streams[s, S_FIELD_HASH]
+    depth = streams[s, S_M_DEPTH]
+    if mode == M_TEXT:
+        if byte == 60:  # <
+            _end(streams, recent, s)
+            key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + streams[s, S_M_SIBLING],
+                               M_NAME)
+            _begin(streams, recent, s, M_NAME, key, False)
+        else:
+            streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
+            streams[s, S_M_TEXTS] = (streams[s, S_M_TEXTS] << 8) | byte
+    elif mode == M_NAME:
+        if token == 0 and byte == 47:  # </
+            _begin(streams, recent, s, M_CLOSE, context_hash(_element(streams, s, depth), M_CLOSE),
+                   False)
+        elif token == 0 and (byte == 33 or byte == 63):  # <! or <?
+            _begin(streams, recent, s, M_SPECIAL, context_hash(byte, M_SPECIAL), False)
+        elif _is_name(byte):
+            streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
+        else:  # the name ends: the element opens
+            depth += 1
+            streams[s, S_M_DEPTH] = depth
+            if depth <= MARKUP_STACK:
+                streams[s, S_M_STACK + depth - 1] = token
+            streams[s, S_M_SIBLING] = 0
+            streams[s, S_M_ATTRIBUTE] = 0
+            streams[s, S_M_VALUE] = 0
+            streams[s, S_M_LEFT_START] = -1
+            _tag(streams, recent, s, byte, depth)
+    elif mode == M_TAG:
+        if token != 0 and not _is_name(byte):  # an attribute's name ends
+            streams[s, S_M_ATTRIBUTE] = token
+        if byte == 61:  # =: a value follows, quoted or not
+            streams[s, S_M_QUOTE] = 0
+            key = context_hash(_element(streams, s, depth) * 0x9E3779B1
+                               + _element(streams, s, depth - 1),
+                               streams[s, S_M_ATTRIBUTE] * 8 + M_VALUE)
+            _begin(streams, recent, s, M_VALUE, key, True)
+        elif _is_name(byte):
+            streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
+        else:
+            _tag(streams, recent, s, byte, depth)
+    elif mode == M_VALUE:
+        quote = streams[s, S_M_QUOTE]
+        if quote == 0:  # the first byte after =
+            if byte == 34 or byte == 39:  # the value is quoted: it starts after the quote
+                streams[s, S_M_QUOTE] = byte
+                streams[s, S_FIELD_START] = streams[s, S_POSITION]
+            elif byte == 32 or byte == 9 or byte == 10 or byte == 13:
+                streams[s, S_FIELD_START] = streams[s, S_POSITION]
+            else:  # a value without quotes, to the next space or >
+                streams[s, S_M_QUOTE] = -1
+                streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
+        elif byte == quote or (quote < 0 and (byte == 32 or byte == 9 or byte == 10
+                                              or byte == 13 or byte == 62)):
+            _end(streams, recent, s)
+            base = streams[s, S_BASE]
+            streams[s, S_M_LEFT_START] = base + streams[s, S_FIELD_START]
+            streams[s, S_M_LEFT_END] = base + streams[s, S_POSITION] - 1
+            streams[s, S_M_VALUE] = token
+            _tag(streams, recent, s, byte, depth)
+        else:
+            streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
+    elif mode == M_CLOSE:
+        if byte == 62:  # >: the element closes
+            streams[s, S_M_SIBLING] = _element(streams, s, depth)
+            streams[s, S_M_DEPTH] = max(depth - 1, 0)
+            _text(streams, recent, s)
+        else:
+            streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
+    else:  # M_SPECIAL: a comment, declaration or instruction, to its >
+        if byte == 62:
+            _text(streams, recent, s)
+        else:
+            streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
+    streams[s, S_FIELD] = (streams[s, S_M_KEY] >> 20) & 63
+    streams[s, S_M_PLACE] = streams[s, S_M_MODE] * 8 + min(
+        streams[s, S_POSITION] - streams[s, S_FIELD_START], 7)
+
+
+@nb.njit(**INLINE)
+def _tag(streams, recent, s, byte, depth):
+    """Inside an element's tag, after `byte` (not a name's, not an opening
+    quote; S_HISTORY still ends with the byte before it): > ends the tag
+    (/> closes the element too)."""
+    if byte == 62:
+        if (streams[s, S_HISTORY] & 255) == 47:  # />
+            streams[s, S_M_SIBLING] = _element(streams, s, depth)
+            streams[s, S_M_DEPTH] = max(depth - 1, 0)
+        _text(streams, recent, s)
+    else:  # between attributes: keyed by the element and the attribute before
+        _begin(streams, recent, s, M_TAG, context_hash(
+            _element(streams, s, depth), streams[s, S_M_ATTRIBUTE] * 8 + M_TAG), False)
