@@ -20,7 +20,7 @@ above's bytes with the key, the place, the byte after the one above and
 the last byte) and three of its own: the text alone (the tags between
 skipped) of orders 3 and 6, and the value before in the same tag at the
 same place (in text: the tag's last value, such as a language, with the
-text's last three bytes). The weight sets: by the key (S_FIELD, in place
+current word). The weight sets: by the key (S_FIELD, in place
 of a table's field index) and by where the byte is and its place
 (S_M_PLACE). The reference for models 30 to 32 (docs/format.md).
 """
@@ -37,7 +37,7 @@ from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
     S_M_LEFT_END, S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_STACK, S_M_TEXTS,
-    S_M_VALUE, S_POSITION, SCRATCH_HASHES)
+    S_M_VALUE, S_POSITION, S_WORD, SCRATCH_HASHES)
 from fade.statistics.tables import place_above
 
 # Where the next byte is: text between tags, a tag's name, between a tag's
@@ -69,7 +69,7 @@ def markup_contexts(scratch, streams, buffer, s):
         left = np.int64(buffer[start + offset])
     if mode == M_TEXT:  # the text by the last value its tag gave (a language) instead
         scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
-            streams[s, S_M_VALUE] * 8 + mode, ((texts & 0xFFFFFF) << 8) | c1)
+            streams[s, S_M_VALUE] * 8 + mode, streams[s, S_WORD] * 256 + c1)
     else:
         scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
             streams[s, S_M_ATTRIBUTE] * 8 + mode, (offset << 18) | (left << 9) | c1)

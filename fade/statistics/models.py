@@ -202,7 +202,7 @@ MODELS: tuple[Model, ...] = (
           "between tags, by the parent and the element closed last, or the element and the "
           "attribute before; three more contexts: the text alone (the tags between skipped) "
           "of orders 3 and 6, and the value before in the tag at the same place (in text: "
-          "the tag's last value, such as a language, with the text's last three bytes); the "
+          "the tag's last value, such as a language, with the current word); the "
           "weight set by the key in place of the one by the field's index, and (with model "
           "1's final mixer) the one by where the byte is (text, a name, a value...) and its "
           "place in place of the one by the byte before"),
