@@ -187,8 +187,10 @@ def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
     times the photo's, plus its top 4 bits: edges cross such multiples)
     gets model 25, at least 8% smaller than with model 20, and decodes in a
     fresh process."""
-    from fade.statistics.image import VIEW, _px
+    from fade.statistics.image import VIEW, _px, _sample
     buffer = np.frombuffer(bytes([0x01, 0xFE, 0x02, 0x03, 0x7F, 0x00]), dtype=np.uint8)
+    # (a high byte's contexts read whole samples too, by where their high bytes lie)
+    assert _sample(buffer, 4, 4) == 0x01FE and _sample(buffer, 6, 2) == 0x7F00
     assert _px(buffer, 5, -1, 0) == 0x00 and _px(buffer, 5, -1, 2) == 0x03
     assert _px(buffer, 5, 0x02, 2) == 0x03  # the sample 0x0203 less 0x0200
     assert _px(buffer, 5, 0x02, 4) == -2  # 0x01FE less 0x0200

@@ -207,6 +207,12 @@ def _px(buffer, here, high, back):
 
 
 @nb.njit(**INLINE)
+def _sample(buffer, here, back):
+    """The big-endian 16-bit sample whose high byte lies `back` bytes before."""
+    return (np.int64(buffer[here - back]) << 8) | np.int64(buffer[here - back + 1])
+
+
+@nb.njit(**INLINE)
 def _clip(value):
     return min(max(value, 0), 255)
 
@@ -351,9 +357,22 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
         key | (nw << 24) | _against(buffer, here, back_nw, last, last2), 144)
     scratch[h + 15] = context_hash(
         key | (ne << 24) | _against(buffer, here, back_ne, last, last2), 145)
-    scratch[h + 16] = context_hash(key | (last << 8) | last2, 146)
-    scratch[h + 17] = context_hash(key | (((w + n + 4) >> 3) << 8) | ((last >> 4) << 4) |
-                                   (last2 >> 4), 147)
+    median16 = 0
+    if pixel == 2 and plane == 0 and left and up:
+        # A 16-bit gray sample's high byte: the whole samples' median and
+        # gradient, to a 16th of a byte (how near a carry the low byte is).
+        w16 = _sample(buffer, here, 2)
+        n16 = _sample(buffer, here, stride)
+        nw16 = _sample(buffer, here, stride + 2)
+        low16, high16 = min(w16, n16), max(w16, n16)
+        median16 = low16 if nw16 >= high16 else (high16 if nw16 <= low16 else w16 + n16 - nw16)
+        gradient16 = min(max(w16 + n16 - nw16, 0), 65535)
+        scratch[h + 16] = context_hash(key | (median16 >> 4) | (1 << 20), 146)
+        scratch[h + 17] = context_hash(key | (gradient16 >> 4) | (1 << 20), 147)
+    else:
+        scratch[h + 16] = context_hash(key | (last << 8) | last2, 146)
+        scratch[h + 17] = context_hash(key | (((w + n + 4) >> 3) << 8) | ((last >> 4) << 4) |
+                                       (last2 >> 4), 147)
     streams[s, S_IMAGE_PREDICTED] = moved_w if plane > 0 and upper < 0 else gradient
     streams[s, S_IMAGE_SET] = min(plane, 3) * 8 + level
     shape = ((abs(w - nw) > 3) << 8) | ((abs(nw - n) > 3) << 7) | ((abs(n - ne) > 3) << 6)
@@ -361,6 +380,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     shape |= ((w > nw) << 1) | (w > ww)
     streams[s, S_IMAGE_SHAPE] = (min(plane, 3) << 9) | shape
     streams[s, S_IMAGE_APM] = (plane << 16) | (_clip(median) << 8) | min(busy >> 1, 255)
+    if pixel == 2 and plane == 0 and left and up:  # by the whole samples' median, finer
+        streams[s, S_IMAGE_APM] = (1 << 20) | (median16 >> 4)
     p = S_IMAGE_PREDICTIONS
     streams[s, p] = gradient
     streams[s, p + 1] = _clip(median)
