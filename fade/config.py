@@ -192,7 +192,8 @@ class StatisticsConfig:
     predictor's residuals (fade.statistics.audio); 24, 25 and 26 predict
     an image's pixels from their neighbours (fade.statistics.image), and
     27, 28 and 29 raw pixels', their layout measured; 30, 31 and 32 are
-    7, 8 and 9 with the fields of markup (fade.statistics.markup)."""
+    7, 2 and 9 with the fields of markup (fade.statistics.markup), and 33,
+    34 and 35 7, 8 and 9 with log lines' tokens as fields."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -209,7 +210,7 @@ class StatisticsConfig:
 
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
-        "table", "markup", "dna", "x86", "audio", "image" or "binary"): a level's model
+        "table", "markup", "log", "dna", "x86", "audio", "image" or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): models 0 and 1 code bytes that are
         not text with models 19 and 20, which add the contexts that pay on
@@ -220,7 +221,7 @@ class StatisticsConfig:
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
         and BMP images with 24 and 25 (6 with 26) and raw pixels with 27
         and 28 (6 with 29), markup (XML, HTML) with 30 and 31 (6 with
-        32)."""
+        32) and log lines with 33 and 34 (6 with 35)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -2,10 +2,10 @@
 each kind of data is coded by its own statistics model.
 
 The screen (fade.race.Screen) says once per archive what its bytes are
-(text, a delimited table, markup, nucleotides, x86 code, other bytes), and
-picks the level's statistics model, so a file of several kinds (an
-executable's code between its tables and strings; a tar of a table, a
-document and a library) was coded whole by one model. `kind_pieces`
+(text, a delimited table, markup, log lines, nucleotides, x86 code, other
+bytes), and that picks the level's statistics model, so a file of several
+kinds (an executable's code between its tables and strings; a tar of a
+table, a document and a library) was coded whole by one model. `kind_pieces`
 screens the input in windows of WINDOW bytes, names each window by the
 model the settings pick for it (and whether it is text), and cuts where
 that name changes and holds for at least MIN_WINDOWS windows: a shorter run

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -306,6 +308,30 @@ def markup(symbols: np.ndarray) -> bool:
     return int(spans.sum()) >= MARKUP_SHARE * len(symbols)
 
 
+# Text is log lines where, of its first LOG_ROWS lines (at least
+# MIN_TABLE_ROWS), at least LOG_SPACED hold three spaces or more and at least
+# LOG_SHARE begin alike: their first three space-separated tokens of one
+# shape (digits as 9, letters as a, the rest as they are) that holds a digit
+# (a timestamp, an address, a process id). Prose begins with words. The
+# statistics' model for log lines then codes it, its fields the tokens.
+LOG_ROWS, LOG_SPACED, LOG_SHARE = 4096, 0.8, 0.6
+_DIGITS = re.compile(rb"[0-9]+")
+_LETTERS = re.compile(rb"[A-Za-z]+")
+
+
+def log_lines(data: bytes) -> bool:
+    """Whether the bytes `data` are log lines (see above)."""
+    lines = data[:MARKUP_SAMPLE].split(b"\n", LOG_ROWS)[:-1][:LOG_ROWS]
+    if len(lines) < MIN_TABLE_ROWS:
+        return False
+    if sum(line.count(b" ") >= 3 for line in lines) < LOG_SPACED * len(lines):
+        return False
+    shapes = Counter(_LETTERS.sub(b"a", _DIGITS.sub(b"9", b" ".join(line.split(b" ", 3)[:3])))
+                     for line in lines)
+    shape, count = shapes.most_common(1)[0]
+    return b"9" in shape and count >= LOG_SHARE * len(lines)
+
+
 @dataclass(frozen=True)
 class Screen:
     """What the bytes say before any coding: their size and the share of
@@ -320,6 +346,7 @@ class Screen:
     image: bool = False  # a binary PNM or uncompressed BMP image (image_layout)
     pixels: bool = False  # not text: raw pixels of an image without a header (raw_layout)
     markup: bool = False  # text: XML, HTML (`markup`)
+    log: bool = False  # text: log lines (`log_lines`)
 
     @classmethod
     def of(cls, data: bytes) -> "Screen":
@@ -341,7 +368,9 @@ class Screen:
             return cls(len(data), share, x86=len(symbols) > 4 and machine_code(symbols))
         dna = nucleotides(symbols)
         table = not dna and delimited(symbols)
-        return cls(len(data), share, table, dna, markup=not dna and not table and markup(symbols))
+        tags = not dna and not table and markup(symbols)
+        return cls(len(data), share, table, dna, markup=tags,
+                   log=not dna and not table and not tags and log_lines(data))
 
     @property
     def is_text(self) -> bool:
@@ -349,14 +378,15 @@ class Screen:
 
     @property
     def kind(self) -> str:
-        """"text", "table", "markup", "dna", "x86", "audio", "image", "pixels" or
-        "binary": what picks a level's statistics model (StatisticsConfig.for_kind)."""
+        """"text", "table", "markup", "log", "dna", "x86", "audio", "image",
+        "pixels" or "binary": what picks a level's statistics model
+        (StatisticsConfig.for_kind)."""
         if self.image or self.pixels:
             return "image" if self.image else "pixels"
         if not self.is_text:
             return "audio" if self.audio else "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "markup" if self.markup \
-            else "text"
+            else "log" if self.log else "text"
 
     @property
     def network_may_pay(self) -> bool:
@@ -370,7 +400,7 @@ class Screen:
             return f"{what} ({self.text:.1%} of the bytes text)"
         if self.is_text:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
-                    else "markup" if self.markup else "text")
+                    else "markup" if self.markup else "log lines" if self.log else "text")
             return f"{what} ({self.text:.1%} of the bytes text)"
         what = "PCM audio" if self.audio else "x86 machine code" if self.x86 \
             else "not text"

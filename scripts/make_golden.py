@@ -117,6 +117,15 @@ MARKUP = b'<?xml version="1.0"?>\n<!-- made up for the golden archives -->\n<pla
                         for k, lang in enumerate(_LANGUAGES))
              + b'    <link href=#p%d rel=next/>\n  </place>\n' % (1003 + 3 * i)
              for i in range(24)) + b"</places>\n"
+# Log lines (made up here: a timestamp, a level, a component and a message
+# whose numbers and words change from line to line): text that levels fast,
+# default and max code with statistics models 33, 34 and 35 (fade 0.11,
+# format v8).
+_LEVELS = (b"INFO", b"INFO", b"WARN", b"INFO", b"ERROR")
+LOG = b"".join(
+    b"2026-11-27 %02d:%02d:%02d,%03d %s [worker-%d] block blk_%d served to 10.0.%d.%d in %d ms\n"
+    % (6 + i // 600, i // 10 % 60, i * 7 % 60, i * 37 % 1000, _LEVELS[i % 5], i % 4,
+       9000 + 13 * i, i % 7, 20 + i % 50, 3 + i * i % 90) for i in range(64))
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -151,6 +160,9 @@ ARCHIVES = {
     "statistics-markup": (MARKUP, dict(level="fast", method="statistics")),
     "statistics-default-markup": (MARKUP, dict(level="default", method="statistics")),
     "statistics-max-markup": (MARKUP, dict(level="max", method="statistics")),
+    "statistics-log": (LOG, dict(level="fast", method="statistics")),
+    "statistics-default-log": (LOG, dict(level="default", method="statistics")),
+    "statistics-max-log": (LOG, dict(level="max", method="statistics")),
     "statistics-dna": (DNA, dict(level="fast", method="statistics")),
     "statistics-default-dna": (DNA, dict(level="default", method="statistics")),
     "statistics-max-dna": (DNA, dict(level="max", method="statistics")),

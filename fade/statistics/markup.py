@@ -126,8 +126,7 @@ def _end(streams, recent, s):
 
 @nb.njit(**INLINE)
 def _text(streams, recent, s):
-    """Text follows a tag: keyed by its element, the parent and the last
-    value the element's tag gave."""
+    """Text follows a tag: keyed by its element and the parent."""
     depth = streams[s, S_M_DEPTH]
     key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + _element(streams, s, depth - 1),
                        M_TEXT)
@@ -136,8 +135,8 @@ def _text(streams, recent, s):
 
 @nb.njit(**INLINE)
 def note_markup(streams, recent, s, byte):
-    """Follow the markup after `byte`; the field's set (S_FIELD) for the next
-    byte's weights: its mode and place."""
+    """Follow the markup after `byte`; the next byte's weight sets: by its
+    field's key (S_FIELD, 64 ways) and by its mode and place (S_M_PLACE)."""
     mode = streams[s, S_M_MODE]
     token = streams[s, S_FIELD_HASH]
     depth = streams[s, S_M_DEPTH]

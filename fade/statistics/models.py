@@ -25,7 +25,7 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, part_names)
+    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, part_names)
 
 
 @dataclass(frozen=True)
@@ -215,12 +215,20 @@ MODELS: tuple[Model, ...] = (
           "`max`, markup: XML, HTML (fade 0.11)",
           "the markup contexts and weight sets of model 30",
           slots_per_byte_bits=3),
+    Model(F_TABLE | F_LOG, 7, "fast", "log", "`fast`, log lines (fade 0.11)",
+          "the field contexts and weight set of a table whose delimiter is a space from the "
+          "end of the first line: a field is a token (a timestamp's part, a host, a level, "
+          "a word of the message), the field above the same token of the line before"),
+    Model(_M1 | F_TABLE | F_LOG, 8, "default", "log", "`default`, log lines (fade 0.11)",
+          "the log fields of model 33"),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_LOG, 9, "max", "log",
+          "`max`, log lines (fade 0.11)", "the log fields of model 33", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
 assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)
 # F_MARKUP keeps its fields in F_TABLE's (fade.statistics.markup).
-assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & F_MARKUP)
+assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & (F_MARKUP | F_LOG))
 
 
 def level_model(level: str, kind: str) -> int | None:

@@ -123,6 +123,9 @@ F_PIXELS = 33554432
 # MARKUP (with TABLE): the field contexts keyed by markup's elements and
 # attributes instead of a table's columns (fade.statistics.markup).
 F_MARKUP = 67108864
+# LOG (with TABLE): log lines' fields, the delimiter a space from the end of
+# the first line (fade.statistics.tables).
+F_LOG = 134217728
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -132,7 +135,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
               F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
               F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
-              F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP"}
+              F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

@@ -25,8 +25,8 @@ from fade.statistics.contexts import byte_kind, general_contexts, note_byte, not
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_IMAGE, F_MARKUP, F_RECORDS, F_SETS, F_SETS4, F_TABLE,
-                                   F_WORDSET, F_X86, KEYED, SHARED)
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
+                                   F_TABLE, F_WORDSET, F_X86, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -378,7 +378,7 @@ def end_byte(tables, s, byte, bits, match_bits):
         if parts & F_MARKUP:
             note_markup(streams, recent, s, byte)
         else:
-            note_field(streams, buffer, s, byte)
+            note_field(streams, buffer, s, byte, parts & F_LOG)
     if parts & F_DNA:
         note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
     if parts & F_X86:

@@ -60,11 +60,19 @@ def field_contexts(scratch, streams, buffer, s):
 
 
 @nb.njit(**INLINE)
-def note_field(streams, buffer, s, byte):
+def note_field(streams, buffer, s, byte, log):
     """After `byte` (note_line has run): the counts that find the delimiter,
-    the field's index, start and bytes, and the field above."""
+    the field's index, start and bytes, and the field above. `log`: the
+    delimiter is a space from the first line's end (log lines' fields)."""
     base = streams[s, S_BASE]
     here = streams[s, S_POSITION]  # the next byte's place
+    if byte == 10 and log:
+        streams[s, S_DELIMITER] = 32
+        streams[s, S_FIELD] = 0
+        streams[s, S_FIELD_START] = here
+        streams[s, S_FIELD_HASH] = 0
+        _field_above(streams, buffer, s, base + streams[s, S_ABOVE], base + here - 1)
+        return
     if byte == 10:
         best = 0
         most = _AGREE - 1
