@@ -219,8 +219,10 @@ MODELS: tuple[Model, ...] = (
           "the field contexts and weight set of a table whose delimiter is a space from the "
           "end of the first line: a field is a token (a timestamp's part, a host, a level, "
           "a word of the message), the field above the same token of the line before"),
-    Model(_M1 | F_TABLE | F_LOG, 8, "default", "log", "`default`, log lines (fade 0.11)",
-          "the log fields of model 33"),
+    # As for markup, model 2's contexts pay (-2.7% on eight logs against model 1's) at
+    # about 0.6x the speed, 100 KB/s (docs/statistics.md, "Models 33 to 35").
+    Model(_M2 | F_TABLE | F_LOG, 2, "default", "log", "`default`, log lines (fade 0.11)",
+          "the log fields and weight set of model 33"),
     Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_LOG, 9, "max", "log",
           "`max`, log lines (fade 0.11)", "the log fields of model 33", slots_per_byte_bits=3),
 )
