@@ -5,9 +5,12 @@ it is in and what that column held in the row above, wherever the fields
 before it happen to end. The delimiter is found as the stream goes (of
 tab, comma, semicolon and vertical bar, the one whose count per row stays
 the same for two rows in a row, the most rows), so the decoder finds it
-from the same bytes; with none found, the contexts say nothing new.
-`field_contexts` hashes a stream's field contexts for its next byte;
-`note_field` keeps their state after each byte.
+from the same bytes; with none found, the contexts say nothing new. Log
+lines (F_LOG, models 33 to 35) are such a table whose delimiter is a
+space from the end of the first line: a field is a token, the field above
+the same token of the line before. `field_contexts` hashes a stream's
+field contexts for its next byte; `note_field` keeps their state after
+each byte; markup (fade.statistics.markup) shares `place_above`.
 """
 
 from __future__ import annotations
