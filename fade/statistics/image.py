@@ -202,8 +202,7 @@ def _px(buffer, here, high, back):
     ending there less high * 256, held within VIEW past a byte's range."""
     if high < 0:
         return np.int64(buffer[here - back])
-    sample = (np.int64(buffer[here - back - 1]) << 8) | np.int64(buffer[here - back])
-    return min(max(sample - (high << 8), -VIEW), 255 + VIEW)
+    return min(max(_sample(buffer, here, back + 1) - (high << 8), -VIEW), 255 + VIEW)
 
 
 @nb.njit(**INLINE)
@@ -358,7 +357,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     scratch[h + 15] = context_hash(
         key | (ne << 24) | _against(buffer, here, back_ne, last, last2), 145)
     median16 = 0
-    if pixel == 2 and plane == 0 and left and up:
+    whole = pixel == 2 and plane == 0 and left and up  # a 16-bit sample's high byte
+    if whole:
         # A 16-bit gray sample's high byte: the whole samples' median and
         # gradient, to a 16th of a byte (how near a carry the low byte is).
         w16 = _sample(buffer, here, 2)
@@ -380,7 +380,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     shape |= ((w > nw) << 1) | (w > ww)
     streams[s, S_IMAGE_SHAPE] = (min(plane, 3) << 9) | shape
     streams[s, S_IMAGE_APM] = (plane << 16) | (_clip(median) << 8) | min(busy >> 1, 255)
-    if pixel == 2 and plane == 0 and left and up:  # by the whole samples' median, finer
+    if whole:  # by the whole samples' median, finer
         streams[s, S_IMAGE_APM] = (1 << 20) | (median16 >> 4)
     p = S_IMAGE_PREDICTIONS
     streams[s, p] = gradient

@@ -114,14 +114,18 @@ def _begin(streams, recent, s, mode, key, field):
 @nb.njit(**INLINE)
 def _end(streams, recent, s):
     """The field ends with the byte just coded: the table keeps its place
-    (from its start to before that byte) and its bytes' hash for its key."""
+    (from its start to before that byte, which it returns) and its bytes'
+    hash for its key."""
     key = streams[s, S_M_KEY]
     at = RECENT + 4 * (key & (MARKUP_FIELDS - 1))
     base = streams[s, S_BASE]
+    start = base + streams[s, S_FIELD_START]
+    end = base + streams[s, S_POSITION] - 1
     recent[s, at] = key
-    recent[s, at + 1] = base + streams[s, S_FIELD_START]
-    recent[s, at + 2] = base + streams[s, S_POSITION] - 1
+    recent[s, at + 1] = start
+    recent[s, at + 2] = end
     recent[s, at + 3] = streams[s, S_FIELD_HASH]
+    return start, end
 
 
 @nb.njit(**INLINE)
@@ -193,10 +197,9 @@ def note_markup(streams, recent, s, byte):
                 streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
         elif byte == quote or (quote < 0 and (byte == 32 or byte == 9 or byte == 10
                                               or byte == 13 or byte == 62)):
-            _end(streams, recent, s)
-            base = streams[s, S_BASE]
-            streams[s, S_M_LEFT_START] = base + streams[s, S_FIELD_START]
-            streams[s, S_M_LEFT_END] = base + streams[s, S_POSITION] - 1
+            start, end = _end(streams, recent, s)
+            streams[s, S_M_LEFT_START] = start
+            streams[s, S_M_LEFT_END] = end
             streams[s, S_M_VALUE] = token
             _tag(streams, recent, s, byte, depth)
         else:

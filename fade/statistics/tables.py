@@ -71,12 +71,7 @@ def note_field(streams, buffer, s, byte, log):
     here = streams[s, S_POSITION]  # the next byte's place
     if byte == 10 and log:
         streams[s, S_DELIMITER] = 32
-        streams[s, S_FIELD] = 0
-        streams[s, S_FIELD_START] = here
-        streams[s, S_FIELD_HASH] = 0
-        _field_above(streams, buffer, s, base + streams[s, S_ABOVE], base + here - 1)
-        return
-    if byte == 10:
+    elif byte == 10:
         best = 0
         most = _AGREE - 1
         for k in range(CANDIDATES):
@@ -92,6 +87,7 @@ def note_field(streams, buffer, s, byte, log):
                 best = _DELIMITERS[k]
         if best != 0 or streams[s, S_DELIMITER] == 0:
             streams[s, S_DELIMITER] = best
+    if byte == 10:
         streams[s, S_FIELD] = 0
         streams[s, S_FIELD_START] = here
         streams[s, S_FIELD_HASH] = 0
