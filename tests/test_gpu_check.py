@@ -20,8 +20,8 @@ TINY = ["--device", "cpu", "--presets", "tiny", "--batches", "8", "--hybrid-pres
 
 
 def run_check(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProcess, dict, str]:
-    source = tmp_path / "alice-3k"
-    source.write_bytes(corpus_file("alice29.txt").read_bytes()[:3000])
+    source = tmp_path / "alice-1k"
+    source.write_bytes(corpus_file("alice29.txt").read_bytes()[:1000])
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), "--input",
                            str(source), *TINY, *options], capture_output=True, text=True,
@@ -34,15 +34,15 @@ def test_every_case_round_trips_and_a_gpu_archive_is_refused(tmp_path):
     done, record, table = run_check(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     cases = record["cases"]
-    assert [c["case"] for c in cases] == ["alice-3k network tiny b8", "alice-3k hybrid max"]
+    assert [c["case"] for c in cases] == ["alice-1k network tiny b8", "alice-1k hybrid max"]
     for case in cases:
         assert case["verdict"] == "identical"
-        assert 0 < case["bytes"] < case["input_bytes"] == 3000
+        assert 0 < case["bytes"] < case["input_bytes"] == 1000
         for side in (case["compress"], case["decompress"]):
-            assert side["kb_s"] > 0 and side["steps"] == 375
+            assert side["kb_s"] > 0 and side["steps"] == 125
             for share in ("device_idle_share", "blocked_share", "coder_idle_share"):
                 assert 0 <= side[share] <= 1
-        assert f"| {case['case']} | 3,000 | {case['bytes']:,} |" in table
+        assert f"| {case['case']} | 1,000 | {case['bytes']:,} |" in table
     # The hybrid codes smaller than the tiny network alone: its statistics ran.
     assert cases[1]["bytes"] < cases[0]["bytes"]
     [refusal] = record["refusals"]
@@ -56,7 +56,7 @@ def test_the_budget_stops_the_run_and_keeps_what_it_measured(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     [first] = record["cases"]
     assert first["verdict"] == "stopped at the budget"
-    assert record["notes"] == ["alice-3k hybrid max: not run (stopped at the budget of 1 s)",
+    assert record["notes"] == ["alice-1k hybrid max: not run (stopped at the budget of 1 s)",
                                "no refusal check: no network archive was made"]
     assert "stopped at the budget" in table
 

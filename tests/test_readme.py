@@ -53,8 +53,10 @@ def test_the_readme_settings_names_are_what_compress_takes():
     assert {"level", "preset", "frame_size", "jobs"} <= set(named)
     fields = set(fade.Settings.__dataclass_fields__)
     assert set(named) <= fields, set(named) - fields
-    data = corpus_file("alice29.txt").read_bytes()[:3_000]
-    archive = fade.compress(data, preset="tiny")
+    # 600 bytes: the network steps a byte at a time. The method is named, as the
+    # size floor's archive would win on so little.
+    data = corpus_file("alice29.txt").read_bytes()[:600]
+    archive = fade.compress(data, preset="tiny", method="fade")
     assert fade.read_header(archive).preset == "tiny"
     assert fade.decompress(archive) == data
-    assert fade.compress(data, preset_name="tiny") == archive
+    assert fade.compress(data, preset_name="tiny", method="fade") == archive
