@@ -193,7 +193,9 @@ class StatisticsConfig:
     an image's pixels from their neighbours (fade.statistics.image), and
     27, 28 and 29 raw pixels', their layout measured; 30, 31 and 32 are
     7, 2 and 9 with the fields of markup (fade.statistics.markup), and 33,
-    34 and 35 7, 8 and 9 with log lines' tokens as fields."""
+    34 and 35 7, 8 and 9 with log lines' tokens as fields; 36 is 6 with
+    bit-history states and word contexts, level max's model for text
+    (fade.statistics.histories, .words)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -300,10 +302,12 @@ LEVELS: dict[str, Level] = {
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 6 (model 3's
-    # higher orders, column, indirect and match-byte contexts, weight sets and
-    # runs, with stride contexts and two more weight sets, in tables of up to
-    # 1 GiB), mixed or, where the network cannot help, alone in file order.
+    # The best ratio: the default network with statistics model 36 for text
+    # (model 6 for other bytes: model 3's higher orders, column, indirect and
+    # match-byte contexts, weight sets and runs, with stride contexts and two
+    # more weight sets, in tables of up to 1 GiB; 36 adds bit-history states
+    # and word contexts), mixed or, where the network cannot help, alone in
+    # file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),
                  "balanced", learned=True),

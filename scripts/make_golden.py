@@ -152,7 +152,10 @@ ARCHIVES = {
     "statistics-records": (RECORDS, dict(level="fast", method="statistics")),
     "statistics-default-records": (RECORDS, dict(level="default", method="statistics")),
     # Level max from fade 0.11 (still format v8): statistics model 6.
-    "statistics-max6": (TEXT, dict(level="max", method="statistics")),
+    # (level max's text model until model 36, asked for by number since)
+    "statistics-max6": (TEXT, dict(level="max", method="statistics", statistics_model=6)),
+    # Level max's text from fade 0.11's release (still format v8): model 36.
+    "statistics-max36": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     "statistics-table": (TABLE, dict(level="fast", method="statistics")),
     "statistics-default-table": (TABLE, dict(level="default", method="statistics")),

@@ -31,13 +31,15 @@ import numpy as np
 from fade.config import StatisticsConfig
 from fade.errors import CorruptArchiveError
 from fade.statistics.coder import CHECK_FIRST, flush, start_decoder
+from fade.statistics.histories import prior as state_prior
 from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.audio import from_residuals, to_residuals
 from fade.statistics.x86 import from_addresses, to_addresses
 from fade.statistics.image import (HEAD_LIMIT, RAW_HEAD, Layout, image_layout, made_header,
                                    raw_layout)
-from fade.statistics.parts import F_DNA, F_IMAGE, F_PIXELS, F_RUNS, MAX_CONTEXTS, active_contexts
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_PIXELS, F_RUNS, F_STATES, MAX_CONTEXTS,
+                                   active_contexts)
 from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
                                        decode_range, encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
@@ -88,7 +90,8 @@ class Tables(NamedTuple):
         parts = MODEL_PARTS[config.model]
         tables.direct[:] = 1 << 31
         # A bit history h starts near its bits' mean, in every context's map.
-        priors = np.array([_history_prior(h) for h in range(256)], dtype=np.uint32)
+        prior = state_prior if parts & F_STATES else _history_prior
+        priors = np.array([prior(h) for h in range(256)], dtype=np.uint32)
         tables.state_maps.reshape(MAX_CONTEXTS, 256)[:] = priors
         tables.match_map[:] = 1 << 31
         active, late, unkeyed = active_contexts(parts, config.keyed)

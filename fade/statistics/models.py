@@ -25,7 +25,8 @@ from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, part_names)
+    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
+    part_names)
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ MODELS: tuple[Model, ...] = (
           "`default`, bytes that are not text (a development build of fade 0.11)",
           "the same sparse, record and stride contexts as model 4", current=False),
     # lcet10.txt: -0.45% at 8 slots a byte against 2 (docs/statistics.md, "Models 4 to 6").
-    Model(_M3 | F_SETS4 | F_STRIDE, 3, "max", None, "`max` (from fade 0.11)",
+    Model(_M3 | F_SETS4 | F_STRIDE, 3, "max", None,
+          "`max` (from fade 0.11; for text until model 36, still for bytes of no other kind)",
           "the stride contexts and two more weight sets (by the kinds of the last four "
           "bytes; by order 3, hashed); its tables hold 8 slots a byte (up to 2^24, 1 GiB)",
           slots_per_byte_bits=3),
@@ -225,6 +227,18 @@ MODELS: tuple[Model, ...] = (
           "the log fields and weight set of model 33"),
     Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_LOG, 9, "max", "log",
           "`max`, log lines (fade 0.11)", "the log fields of model 33", slots_per_byte_bits=3),
+    # Issue 39's model for text at max (model 6 for other bytes with no model of
+    # their own): -0.7% on the six shared files, -0.5% to -3.4% on five held-out
+    # texts against model 6 (docs/statistics.md, "Model 36").
+    Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS, 6, "max", "text",
+          "`max`, text (fade 0.11)",
+          "each context's bit history a state of its counts of zeros and ones, the other "
+          "count's excess over two halved by each bit (fade.statistics.histories), in place of "
+          "its last seven bits; seven word contexts (the current word with the line's first "
+          "word; with the bytes between it and the word before; with the word before and those "
+          "bytes; with the brackets and quotes open; with the word that followed the word "
+          "before last time; the kinds of the last eight bytes with the last byte; the current "
+          "number with the one before)", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

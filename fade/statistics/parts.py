@@ -79,7 +79,15 @@ IMAGE_SHARED = 2
 # contexts: the text alone (its last bytes, the tags between skipped), of two
 # orders; the value before in the same tag, at the same place.
 MARKUP_TEXT1, MARKUP_TEXT2, MARKUP_LEFT = range(IMAGE + IMAGE_CONTEXTS, IMAGE + IMAGE_CONTEXTS + 3)
-MAX_CONTEXTS = MARKUP_LEFT + 1
+# Model 36's (text, fade.statistics.words): the current word with the
+# line's first word; with the bytes between it and the word before (the
+# gap); with the word before and that gap; the kinds of the last 8 bytes
+# with the last byte; the brackets and quotes open with the current word;
+# the current number with the one before; the current word with the word
+# that followed the word before last time.
+(WORD_LINE, WORD_GAP, WORD_PAIR, WORD_KINDS, WORD_OPEN, WORD_NUMBER,
+ WORD_NEXT) = range(MARKUP_LEFT + 1, MARKUP_LEFT + 8)
+MAX_CONTEXTS = WORD_NEXT + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -126,6 +134,11 @@ F_MARKUP = 67108864
 # LOG (with TABLE): log lines' fields, the delimiter a space from the end of
 # the first line (fade.statistics.tables).
 F_LOG = 134217728
+# STATES: each context's bit history a nonstationary state of its counts
+# (fade.statistics.histories) in place of its last seven bits.
+F_STATES = 268435456
+# WORDS: the word contexts of model 36 (fade.statistics.words).
+F_WORDS = 536870912
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -135,7 +148,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SETS4: "F_SETS4", F_STRIDE: "F_STRIDE", F_TABLE: "F_TABLE",
               F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
               F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
-              F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG"}
+              F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG",
+              F_STATES: "F_STATES", F_WORDS: "F_WORDS"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -152,7 +166,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (X86_WHOLE, F_X86), (RECORD3, F_RECORDS), (RECORD4, F_RECORDS),
                      (RECORD5, F_RECORDS),
                      *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)),
-                     (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP))
+                     (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP),
+                     *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -24,15 +24,17 @@ from fade.statistics.coder import code_bit, code_check
 from fade.statistics.contexts import byte_kind, general_contexts, note_byte, note_followers
 from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
                                      context_hash, find_slot, learn, squash, two_dots)
+from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
-                                   F_TABLE, F_WORDSET, F_X86, KEYED, SHARED)
+                                   F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
+from fade.statistics.words import note_words, word_contexts
 from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
@@ -68,6 +70,8 @@ def _start_byte(tables, s, bits):
         dna_contexts(scratch, streams, dna, parameters, s)
     if parts & F_X86:
         x86_contexts(scratch, streams, s)
+    if parts & F_WORDS:
+        word_contexts(scratch, streams, tables.followers, s)
     if parts & F_IMAGE:
         _image_start(tables, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
@@ -301,6 +305,7 @@ def update(tables, s, c0, bitpos, bit, node):
     parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
     rate = parameters[P_RATE]
     parts = parameters[P_PARTS]
+    states = parts & F_STATES
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
         index = streams[s, S_SLOTS + i] * 16 + node
@@ -313,6 +318,9 @@ def update(tables, s, c0, bitpos, bit, node):
             n += 1
         if h:
             adapt(state_maps, i * 256 + h, bit, STATE_LIMIT)
+        if states:  # (model 36) its counts' state
+            h = NEXT[h * 2 + bit]
+        elif h:  # its last seven bits, after a leading 1
             h = (h << 1) | bit
             if h >= 256:
                 h = (h & 127) | 128
@@ -399,6 +407,8 @@ def end_byte(tables, s, byte, bits, match_bits):
             if (entry >> 16) == check and (entry & 255) == byte:
                 count = min(((entry >> 8) & 255) + 1, 255)
             runs[index] = (check << 16) | (count << 8) | byte
+    if parts & F_WORDS:
+        note_words(followers, streams, s, byte)
     note_byte(streams, s, byte)
     # Match model: extend the match if the predicted byte came, else look one up.
     length = streams[s, S_MATCH_LEN]

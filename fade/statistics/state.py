@@ -18,7 +18,7 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
                                    F_INDIRECT, F_MARKUP, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_RECORDS, F_WORDSET, F_X86, IMAGE, IMAGE_CONTEXTS,
+                                   F_RECORDS, F_WORDS, F_WORDSET, F_X86, IMAGE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
@@ -123,6 +123,10 @@ FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two 
 # weight set is a row this long: longer rows for all slowed text 5-9%.
 INPUTS = 4 * IMAGE + FIXED_INPUTS + DNA_INPUTS
 assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS
+# ... and every other model's inputs (keyed, the most), four per context at most.
+assert all(FIXED_INPUTS + 4 * len(active_contexts(parts, True)[0]) + DNA_INPUTS <= INPUTS
+           for parts in MODEL_PARTS if not parts & F_IMAGE)
+WORD_FOLLOWERS = 1 << 16  # F_WORDS: the words that followed words, after F_INDIRECT's
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
@@ -215,7 +219,17 @@ S_M_TEXTS, S_M_LEFT_START, S_M_LEFT_END = S_MARKUP + 7, S_MARKUP + 8, S_MARKUP +
 S_M_PLACE = S_MARKUP + 10
 MARKUP_STACK = 16
 S_M_STACK = S_MARKUP + 11
-S_FIELDS = S_M_STACK + MARKUP_STACK
+# F_WORDS (fade.statistics.words): the line's first word and how many words
+# the line has had; the bytes since the last word ended (the gap, its last
+# four) and the gap before the current word; the kinds of the last 16 bytes
+# (2 bits each, fade.statistics.contexts.byte_kind); the brackets and
+# quotes open (8 bits each, the innermost lowest); the digits of the
+# current number and of the one before (hashed).
+S_WORDS = S_M_STACK + MARKUP_STACK
+S_W_LINE, S_W_COUNT, S_W_GAP, S_W_GAP_BEFORE = S_WORDS, S_WORDS + 1, S_WORDS + 2, S_WORDS + 3
+S_W_KINDS, S_W_OPEN, S_W_NUMBER, S_W_NUMBER_BEFORE = (S_WORDS + 4, S_WORDS + 5, S_WORDS + 6,
+                                                      S_WORDS + 7)
+S_FIELDS = S_WORDS + 8
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -311,7 +325,9 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("apm3", (((1 << APM3_BITS) if parts & F_APM3 else 1) * APM_KNOTS,), np.int64),
         ("final", (256 * final_sets(parts),), np.int64),  # the final mixer's weights, by c0
         # F_INDIRECT: the two bytes that followed each byte, and each byte pair, last.
-        ("followers", (256 + 65536 if parts & F_INDIRECT else 1,), np.int64),
+        # F_WORDS: then, by a word's low 16 bits, the word that followed it last.
+        ("followers", ((256 + 65536 + (WORD_FOLLOWERS if parts & F_WORDS else 0))
+                       if parts & (F_INDIRECT | F_WORDS) else 1,), np.int64),
         # F_RUNS: per context hash, the byte it saw last and how many times in a
         # row (check << 16 | count << 8 | byte); per context, a map of (count up
         # to 15, the bit the run expects) to the probability of a 1.

@@ -1,0 +1,89 @@
+"""Word contexts beyond the word and its two predecessors (model 36, text).
+
+The current word with what surrounds it in text: the line's first word, the
+bytes between it and the word before (a space, ". ", "\\n\\n", "[["), the
+word before with those bytes, the brackets and quotes open around it, and
+the word that followed the word before last time (a phrase seen again);
+beside them the kinds of the last eight bytes (letters, digits, spaces,
+others: the shape of what is being written) with the last byte, and the
+current number with the one before it (dates, counts, references). A word
+is a run of letters, either case, and bytes >= 128, as for the general
+contexts (fade.statistics.contexts.note_byte), whose word hashes these
+read. The ideas are those of paq8's word model (Mahoney, and paq8px's
+authors); these contexts are chosen and written here, each measured
+(docs/statistics.md, "Model 36").
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.contexts import byte_kind
+from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.parts import (WORD_GAP, WORD_KINDS, WORD_LINE, WORD_NEXT, WORD_NUMBER,
+                                   WORD_OPEN, WORD_PAIR)
+from fade.statistics.state import (S_HISTORY, S_W_COUNT, S_W_GAP, S_W_GAP_BEFORE, S_W_KINDS,
+                                   S_W_LINE, S_W_NUMBER, S_W_NUMBER_BEFORE, S_W_OPEN, S_WORD,
+                                   S_WORD2, S_WORDLEN, SCRATCH_HASHES)
+
+# Where the words' followers start in Tables.followers (F_INDIRECT's come first).
+FOLLOWERS = 256 + 65536
+_SPREAD = 0x3A8F05C5  # an odd multiplier that spreads one hash before another is added
+
+
+@nb.njit(**INLINE)
+def word_contexts(scratch, streams, followers, s):
+    """Hash stream s's word contexts for its next byte into the scratch."""
+    word = streams[s, S_WORD]
+    last = streams[s, S_HISTORY] & 255
+    scratch[SCRATCH_HASHES + WORD_LINE] = context_hash(
+        word + streams[s, S_W_LINE] * _SPREAD + min(streams[s, S_W_COUNT], 3), 63)
+    scratch[SCRATCH_HASHES + WORD_GAP] = context_hash(word + streams[s, S_W_GAP] * _SPREAD, 64)
+    scratch[SCRATCH_HASHES + WORD_PAIR] = context_hash(
+        (word + streams[s, S_WORD2] * _SPREAD) * 0x2F0F3A55 + streams[s, S_W_GAP_BEFORE], 65)
+    scratch[SCRATCH_HASHES + WORD_KINDS] = context_hash(
+        (streams[s, S_W_KINDS] & 0xFFFF) * 256 + last, 66)
+    scratch[SCRATCH_HASHES + WORD_OPEN] = context_hash(
+        word * _SPREAD + (streams[s, S_W_OPEN] & 0xFFFF) * 256 + last, 67)
+    scratch[SCRATCH_HASHES + WORD_NUMBER] = context_hash(
+        streams[s, S_W_NUMBER] * _SPREAD + streams[s, S_W_NUMBER_BEFORE], 68)
+    followed = followers[FOLLOWERS + (streams[s, S_WORD2] & 0xFFFF)]
+    scratch[SCRATCH_HASHES + WORD_NEXT] = context_hash(followed * _SPREAD + word, 69)
+
+
+@nb.njit(**INLINE)
+def note_words(followers, streams, s, byte):
+    """Stream s's word state after `byte`, before note_byte moves its words on."""
+    lower = byte + 32 if 65 <= byte <= 90 else byte
+    word = streams[s, S_WORD]
+    if 97 <= lower <= 122 or byte >= 128:
+        if streams[s, S_WORDLEN] == 0:  # a word begins: keep the gap before it
+            streams[s, S_W_GAP_BEFORE] = streams[s, S_W_GAP]
+    else:
+        if word != 0:  # a word ends
+            if streams[s, S_W_COUNT] == 0:
+                streams[s, S_W_LINE] = word
+            streams[s, S_W_COUNT] += 1
+            followers[FOLLOWERS + (streams[s, S_WORD2] & 0xFFFF)] = word
+            streams[s, S_W_GAP] = 0
+        streams[s, S_W_GAP] = ((streams[s, S_W_GAP] << 8) | byte) & 0xFFFFFFFF
+        if byte == 10:
+            streams[s, S_W_COUNT] = 0
+            streams[s, S_W_LINE] = 0
+    streams[s, S_W_KINDS] = ((streams[s, S_W_KINDS] << 2) | byte_kind(byte)) & 0xFFFFFFFF
+    opened = streams[s, S_W_OPEN]
+    if byte == 40 or byte == 91 or byte == 123 or byte == 60:  # ( [ { <
+        opened = (opened << 8) | byte
+    elif byte == 41 or byte == 93 or byte == 125 or byte == 62:  # ) ] } >
+        opened = opened >> 8
+    elif byte == 34:  # a double quote opens, or closes the one open
+        opened = (opened >> 8) if (opened & 255) == 34 else ((opened << 8) | 34)
+    elif byte == 10 and (opened & 255) == 34:  # a quote left open ends with its line
+        opened = opened & ~np.int64(255)
+    streams[s, S_W_OPEN] = opened & 0xFFFFFFFFFFFF
+    if 48 <= byte <= 57:
+        streams[s, S_W_NUMBER] = ((streams[s, S_W_NUMBER] + byte + 1) * 0x2F0F3A55) & 0xFFFFFFFFFF
+    elif streams[s, S_W_NUMBER] != 0:
+        streams[s, S_W_NUMBER_BEFORE] = streams[s, S_W_NUMBER]
+        streams[s, S_W_NUMBER] = 0
