@@ -8,9 +8,10 @@ whose bits stay the same grows sure of them. Counts are held inside a
 region (a larger count may grow only as far as the smaller allows; past
 it, the count of the bit that did not come gives way, or, where the bit
 broke a run, the run's count is cut to fit), so the states number fewer
-than 256 and fit the byte a node keeps for its history. The ideas are those of the
-paq8 family's bit-history states (Mahoney); this table is built here from
-the rules above. State 0 is the empty history: no bit seen yet.
+than 256 and fit the byte a node keeps for its history. The ideas are
+those of the paq8 family's bit-history states (Mahoney); this table is
+built here from the rules above. State 0 is the empty history: no bit
+seen yet.
 
 A context's node keeps its state where older models keep its last seven
 bits (fade.statistics.parts.F_STATES), and the context's state map turns
@@ -94,4 +95,3 @@ def prior(state: int) -> int:
     n0, n1, _ = STATES[state]
     p16 = (5 * n1 + 2) * 65536 // (5 * (n0 + n1) + 4)
     return min(max(p16, 64), 65472) << 16
-

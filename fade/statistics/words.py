@@ -79,7 +79,7 @@ def note_words(followers, streams, s, byte):
         opened = opened >> 8
     elif byte == 34:  # a double quote opens, or closes the one open
         opened = (opened >> 8) if (opened & 255) == 34 else ((opened << 8) | 34)
-    elif byte == 10 and (opened & 255) == 34:  # a quote left open ends with its line
+    elif byte == 10 and (opened & 255) == 34:  # a quote left open: forgotten, its place empty
         opened = opened & ~np.int64(255)
     streams[s, S_W_OPEN] = opened & 0xFFFFFFFFFFFF
     if 48 <= byte <= 57:
