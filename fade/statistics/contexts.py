@@ -89,12 +89,18 @@ def note_followers(followers, history, byte):
 
 
 @nb.njit(**INLINE)
+def in_word(byte):
+    """Whether `byte` belongs to a word: a letter (either case) or a byte >= 128."""
+    return 97 <= (byte | 32) <= 122 or byte >= 128
+
+
+@nb.njit(**INLINE)
 def note_byte(streams, s, byte):
-    """Stream s's history and words after `byte`: a word is a run of letters
-    (either case) and bytes >= 128."""
+    """Stream s's history and words after `byte`: a word is a run of bytes
+    `in_word`."""
     streams[s, S_HISTORY] = ((streams[s, S_HISTORY] << 8) | byte) & 0xFFFFFFFFFFFF
-    lower = byte + 32 if 65 <= byte <= 90 else byte
-    if 97 <= lower <= 122 or byte >= 128:
+    if in_word(byte):
+        lower = byte + 32 if 65 <= byte <= 90 else byte
         streams[s, S_WORDLEN] += 1
         streams[s, S_WORD] = (streams[s, S_WORD] + lower + 1) * 0x2F0F3A55 & 0xFFFFFFFFFFFF
     else:

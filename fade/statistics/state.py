@@ -126,7 +126,9 @@ assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPU
 # ... and every other model's inputs (keyed, the most), four per context at most.
 assert all(FIXED_INPUTS + 4 * len(active_contexts(parts, True)[0]) + DNA_INPUTS <= INPUTS
            for parts in MODEL_PARTS if not parts & F_IMAGE)
-WORD_FOLLOWERS = 1 << 16  # F_WORDS: the words that followed words, after F_INDIRECT's
+BYTE_FOLLOWERS = 256 + 65536  # F_INDIRECT: the bytes that followed each byte and pair
+WORD_FOLLOWERS_AT = BYTE_FOLLOWERS  # F_WORDS: the words that followed words, after those
+WORD_FOLLOWERS = 1 << 16
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
@@ -326,7 +328,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("final", (256 * final_sets(parts),), np.int64),  # the final mixer's weights, by c0
         # F_INDIRECT: the two bytes that followed each byte, and each byte pair, last.
         # F_WORDS: then, by a word's low 16 bits, the word that followed it last.
-        ("followers", ((256 + 65536 + (WORD_FOLLOWERS if parts & F_WORDS else 0))
+        ("followers", ((BYTE_FOLLOWERS + (WORD_FOLLOWERS if parts & F_WORDS else 0))
                        if parts & (F_INDIRECT | F_WORDS) else 1,), np.int64),
         # F_RUNS: per context hash, the byte it saw last and how many times in a
         # row (check << 16 | count << 8 | byte); per context, a map of (count up

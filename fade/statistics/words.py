@@ -7,9 +7,8 @@ the word that followed the word before last time (a phrase seen again);
 beside them the kinds of the last eight bytes (letters, digits, spaces,
 others: the shape of what is being written) with the last byte, and the
 current number with the one before it (dates, counts, references). A word
-is a run of letters, either case, and bytes >= 128, as for the general
-contexts (fade.statistics.contexts.note_byte), whose word hashes these
-read. The ideas are those of paq8's word model (Mahoney, and paq8px's
+is a run of bytes that fade.statistics.contexts.in_word takes, as for the
+general contexts, whose word hashes these read. The ideas are those of paq8's word model (Mahoney, and paq8px's
 authors); these contexts are chosen and written here, each measured
 (docs/statistics.md, "Model 36").
 """
@@ -19,16 +18,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.contexts import byte_kind
+from fade.statistics.contexts import byte_kind, in_word
 from fade.statistics.kernels import INLINE, context_hash
 from fade.statistics.parts import (WORD_GAP, WORD_KINDS, WORD_LINE, WORD_NEXT, WORD_NUMBER,
                                    WORD_OPEN, WORD_PAIR)
 from fade.statistics.state import (S_HISTORY, S_W_COUNT, S_W_GAP, S_W_GAP_BEFORE, S_W_KINDS,
                                    S_W_LINE, S_W_NUMBER, S_W_NUMBER_BEFORE, S_W_OPEN, S_WORD,
-                                   S_WORD2, S_WORDLEN, SCRATCH_HASHES)
+                                   S_WORD2, S_WORDLEN, SCRATCH_HASHES, WORD_FOLLOWERS_AT)
 
-# Where the words' followers start in Tables.followers (F_INDIRECT's come first).
-FOLLOWERS = 256 + 65536
 _SPREAD = 0x3A8F05C5  # an odd multiplier that spreads one hash before another is added
 
 
@@ -48,16 +45,15 @@ def word_contexts(scratch, streams, followers, s):
         word * _SPREAD + (streams[s, S_W_OPEN] & 0xFFFF) * 256 + last, 67)
     scratch[SCRATCH_HASHES + WORD_NUMBER] = context_hash(
         streams[s, S_W_NUMBER] * _SPREAD + streams[s, S_W_NUMBER_BEFORE], 68)
-    followed = followers[FOLLOWERS + (streams[s, S_WORD2] & 0xFFFF)]
+    followed = followers[WORD_FOLLOWERS_AT + (streams[s, S_WORD2] & 0xFFFF)]
     scratch[SCRATCH_HASHES + WORD_NEXT] = context_hash(followed * _SPREAD + word, 69)
 
 
 @nb.njit(**INLINE)
 def note_words(followers, streams, s, byte):
     """Stream s's word state after `byte`, before note_byte moves its words on."""
-    lower = byte + 32 if 65 <= byte <= 90 else byte
     word = streams[s, S_WORD]
-    if 97 <= lower <= 122 or byte >= 128:
+    if in_word(byte):
         if streams[s, S_WORDLEN] == 0:  # a word begins: keep the gap before it
             streams[s, S_W_GAP_BEFORE] = streams[s, S_W_GAP]
     else:
@@ -65,7 +61,7 @@ def note_words(followers, streams, s, byte):
             if streams[s, S_W_COUNT] == 0:
                 streams[s, S_W_LINE] = word
             streams[s, S_W_COUNT] += 1
-            followers[FOLLOWERS + (streams[s, S_WORD2] & 0xFFFF)] = word
+            followers[WORD_FOLLOWERS_AT + (streams[s, S_WORD2] & 0xFFFF)] = word
             streams[s, S_W_GAP] = 0
         streams[s, S_W_GAP] = ((streams[s, S_W_GAP] << 8) | byte) & 0xFFFFFFFF
         if byte == 10:
