@@ -8,9 +8,9 @@ beside them the kinds of the last eight bytes (letters, digits, spaces,
 others: the shape of what is being written) with the last byte, and the
 current number with the one before it (dates, counts, references). A word
 is a run of bytes that fade.statistics.contexts.in_word takes, as for the
-general contexts, whose word hashes these read. The ideas are those of paq8's word model (Mahoney, and paq8px's
-authors); these contexts are chosen and written here, each measured
-(docs/statistics.md, "Model 36").
+general contexts, whose word hashes these read. The ideas are those of
+paq8's word model (Mahoney, and paq8px's authors); these contexts are
+chosen and written here, each measured (docs/statistics.md, "Model 36").
 """
 
 from __future__ import annotations
