@@ -194,8 +194,9 @@ class StatisticsConfig:
     27, 28 and 29 raw pixels', their layout measured; 30, 31 and 32 are
     7, 2 and 9 with the fields of markup (fade.statistics.markup), and 33,
     34 and 35 7, 8 and 9 with log lines' tokens as fields; 36 is 6 with
-    bit-history states and word contexts, level max's model for text
-    (fade.statistics.histories, .words)."""
+    bit-history states and word contexts (fade.statistics.histories,
+    .words); 37 and 38, the default's and max's models for text, are 1
+    and 36 with those and three more APMs."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -214,11 +215,11 @@ class StatisticsConfig:
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
         "table", "markup", "log", "dna", "x86", "audio", "image" or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
-        (fade.statistics.models.for_kind): models 0 and 1 code bytes that are
-        not text with models 19 and 20, which add the contexts that pay on
+        (fade.statistics.models.for_kind): levels fast and default (text
+        models 0 and 37) code bytes that are not text with models 19 and 20, which add the contexts that pay on
         machine code, records and images and cost text speed
         (docs/statistics.md, "Models 4 to 6"), delimited tables with
-        models 7 and 8 (model 6 with 9), which add field contexts,
+        models 7 and 8 (level max, model 6 for any bytes, with 9), which add field contexts,
         nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
         and BMP images with 24 and 25 (6 with 26) and raw pixels with 27
@@ -293,21 +294,21 @@ LEVELS: dict[str, Level] = {
     # statistics, with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22,
                                    model=level_model("fast", "text")), None),
-    # Statistics alone in file order, model 1 (for_kind: another for tables,
+    # Statistics alone in file order, model 37 (for_kind: another for tables,
     # nucleotides, x86 code, other bytes), or the size floor where smaller:
     # archives that decode with fade alone on any CPU, at the statistics'
     # speed. Asked for a network
-    # (--preset, --method fade, --floats), the default network and model 1
-    # mixed bit by bit: fade 0.10's default hybrid.
+    # (--preset, --method fade, --floats), the default network and model 37
+    # mixed bit by bit (fade 0.10's default hybrid, with model 1).
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 36 for text
+    # The best ratio: the default network with statistics model 38 for text
     # (model 6 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts and two
-    # more weight sets, in tables of up to 1 GiB; 36 adds bit-history states
-    # and word contexts), mixed or, where the network cannot help, alone in
-    # file order.
+    # more weight sets, in tables of up to 1 GiB; 38 adds bit-history states,
+    # word contexts and three more APMs), mixed or, where the network cannot
+    # help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),
                  "balanced", learned=True),

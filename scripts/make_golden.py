@@ -140,7 +140,9 @@ ARCHIVES = {
     # of the statistics from format v8, alone in file order as the default level
     # writes them where the network cannot help.
     "statistics": (TEXT, dict(level="fast", method="statistics")),
-    "statistics-default": (TEXT, dict(level="default", method="statistics")),
+    # (the default's text model until model 37, asked for by number since)
+    "statistics-default": (TEXT, dict(level="default", method="statistics",
+                                      statistics_model=1)),
     "hybrid": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8, groups=2)),
     # Level max from fade 0.10 (still format v8): statistics model 3, alone in
     # file order and in the hybrid. (v8-statistics-max and v8-max-hybrid are
@@ -154,8 +156,13 @@ ARCHIVES = {
     # Level max from fade 0.11 (still format v8): statistics model 6.
     # (level max's text model until model 36, asked for by number since)
     "statistics-max6": (TEXT, dict(level="max", method="statistics", statistics_model=6)),
-    # Level max's text from fade 0.11's release (still format v8): model 36.
-    "statistics-max36": (TEXT, dict(level="max", method="statistics")),
+    # Level max's text in a development build of fade 0.11 (still format v8):
+    # model 36 (asked for by number since model 38).
+    "statistics-max36": (TEXT, dict(level="max", method="statistics", statistics_model=36)),
+    # The default's and max's text from fade 0.11 (still format v8): models 37
+    # and 38 (model 1's golden above asked for by number since).
+    "statistics-default37": (TEXT, dict(level="default", method="statistics")),
+    "statistics-max38": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     "statistics-table": (TABLE, dict(level="fast", method="statistics")),
     "statistics-default-table": (TABLE, dict(level="default", method="statistics")),

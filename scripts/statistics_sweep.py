@@ -3,7 +3,8 @@
     PYTHONPATH=. python scripts/statistics_sweep.py [--model M] [--lockstep B] FILE...
 
 Prints, per file, the level-fast archive's size (fade.statistics.encode_file
-with the level's settings sized to the file, model 0 unless --model, plus the
+with the level's settings sized to the file, model 0 unless --model, 2^22
+slots at most unless --table-bits, plus the
 statistics archive's header) and the coding speed (in this process, KB/s of
 1024 bytes, compiled loops warmed up); with --lockstep B, the keyed lockstep statistics without the
 network over B equal contiguous sub-streams (fade's hybrid layout, no network).
@@ -48,6 +49,8 @@ def main() -> None:
     parser.add_argument("files", nargs="+")
     parser.add_argument("--model", type=int, default=None, help="StatisticsConfig.model")
     parser.add_argument("--mixer-rate", type=int, default=None, help="StatisticsConfig.mixer_rate")
+    parser.add_argument("--table-bits", type=int, default=None,
+                        help="StatisticsConfig.table_bits before sizing (fast's 22 unless given)")
     parser.add_argument("--lockstep", type=int, default=0, help="B sub-streams, keyed")
     args = parser.parse_args()
     config = LEVELS["fast"].statistics
@@ -55,6 +58,8 @@ def main() -> None:
         config = dataclasses.replace(config, model=args.model)
     if args.mixer_rate is not None:
         config = dataclasses.replace(config, mixer_rate=args.mixer_rate)
+    if args.table_bits is not None:
+        config = dataclasses.replace(config, table_bits=args.table_bits)
     statistics.encode_file(b"warm up the compiled loops", config)
     total = 0
     for name in args.files:

@@ -249,7 +249,8 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("max", 26, "max-image"), ("default", 25, "default-image-bmp"),
     ("default", 28, "default-pixels"), ("fast", 30, "markup"), ("default", 31, "default-markup"),
     ("max", 32, "max-markup"), ("fast", 33, "log"), ("default", 34, "default-log"),
-    ("max", 35, "max-log"), ("max", 36, "max36")])
+    ("max", 35, "max-log"), ("max", 36, "max36"), ("default", 37, "default37"),
+    ("max", 38, "max38")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -261,9 +262,11 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     models 16, 17 and 18 after it), on 16-bit PCM audio (models 21, 22
     and 23; 24-bit at the default), on images (models 24, 25 and 26; a
     BMP at the default), on raw pixels (model 28 at the default), on
-    markup (models 30, 31 and 32) and on log lines (33, 34 and 35); and
-    level max's text from fade 0.11's release (model 36, model 6 before
-    it); the same bytes on any CPU."""
+    markup (models 30, 31 and 32) and on log lines (33, 34 and 35); level
+    max's text from fade 0.11's release (model 36, model 6 before it); and
+    the default's and max's text from fade 0.11 (models 37 and 38; models 1
+    and 36 before them, asked for by number since); the same bytes on any
+    CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)
@@ -273,7 +276,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     mixing = LEVELS[level].statistics
     # A model its level no longer writes for these bytes (an earlier one): asked for by number.
     older = mixing.for_kind(kind).model != model
-    assert older == (model in (2, 3, 4, 5, 6, 13, 14, 15))
+    assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 36))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    part_names)
+    F_SSE, part_names)
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,12 @@ MODELS: tuple[Model, ...] = (
           "contexts found and bit position) averaged; two APMs (by c0; by the last byte and "
           "c0)"),
     Model(_M1, 0, "default", "text",
-          "`default`, text (alone from fade 0.11; mixed with the network at 0.8-0.10's "
-          "default, and at 0.11's with `--method fade` or `--preset`)",
+          "`default`, text (mixed with the network at 0.8-0.10's default; alone, or mixed "
+          "with `--method fade` or `--preset`, in a development build of fade 0.11)",
           "the current word with the previous one and with the one before that; bytes 2-3 "
           "back; two more weight sets (by the last byte, by the byte before) under a final "
           "mixer chosen by c0; a third APM on a hash of order 2 and c0; a mixer rate that "
-          "starts 4x higher"),
+          "starts 4x higher", current=False),
     Model(_M2, 1, "max", None, "`max` (fade 0.9)",
           "orders 5 and 8; the last three words; two column contexts (the byte above with the "
           "last byte, and with the column); two indirect contexts (the last byte and the last "
@@ -231,14 +231,26 @@ MODELS: tuple[Model, ...] = (
     # their own): -0.7% on the six shared files, -0.5% to -3.4% on five held-out
     # texts against model 6 (docs/statistics.md, "Model 36").
     Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS, 6, "max", "text",
-          "`max`, text (fade 0.11)",
+          "`max`, text (a development build of fade 0.11)",
           "each context's bit history a state of its counts of zeros and ones, the other "
           "count's excess over two halved by each bit (fade.statistics.histories), in place of "
           "its last seven bits; seven word contexts (the current word with the line's first "
           "word; with the bytes between it and the word before; with the word before and those "
           "bytes; with the brackets and quotes open; with the word that followed the word "
           "before last time; the kinds of the last eight bytes with the last byte; the current "
-          "number with the one before)", slots_per_byte_bits=3),
+          "number with the one before)", slots_per_byte_bits=3, current=False),
+    # Issue 39's default text model: model 36's word contexts and states on
+    # model 1, -1.8% on the five shared texts at 0.65x its speed in the
+    # coding loop (docs/statistics.md, "Models 37 and 38").
+    Model(_M1 | F_STATES | F_WORDS | F_SSE, 1, "default", "text",
+          "`default`, text (fade 0.11)",
+          "model 36's bit-history states and word contexts; three more APMs (by the byte "
+          "the match expects and its length, by order 3, by the last byte with the recent "
+          "mispredictions) averaged in; tables of 8 slots a byte", slots_per_byte_bits=3),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE, 36, "max", "text",
+          "`max`, text (fade 0.11)",
+          "model 37's APMs; tables of 16 slots a byte (up to 2^24, 1 GiB)",
+          slots_per_byte_bits=4),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

@@ -139,6 +139,10 @@ F_LOG = 134217728
 F_STATES = 268435456
 # WORDS: the word contexts of model 36 (fade.statistics.words).
 F_WORDS = 536870912
+# SSE: three more APMs beside APM3 (by the byte the match model expects with
+# its length, by order 3 hashed, by the last byte with where the last 16
+# bits were mispredicted), averaged with the first three's average.
+F_SSE = 1 << 30
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -149,7 +153,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_DNA: "F_DNA", F_E8E9: "F_E8E9", F_X86: "F_X86",
               F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
               F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG",
-              F_STATES: "F_STATES", F_WORDS: "F_WORDS"}
+              F_STATES: "F_STATES", F_WORDS: "F_WORDS",
+              F_SSE: "F_SSE"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

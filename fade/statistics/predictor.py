@@ -27,7 +27,7 @@ from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
-                                   F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86, KEYED, SHARED)
+                                   F_STATES, F_TABLE, F_WORDS, F_SSE, F_WORDSET, F_X86, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -44,7 +44,7 @@ from fade.statistics.state import (
     S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
     S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
     S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS,
-    S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS,
+    S_WORDLEN, S_MISSES, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS,
     WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
@@ -283,6 +283,30 @@ def predict(tables, s, c0, bitpos, network):
         scratch[18] = a3 if weight < 2048 else a3 + 1
         # The maps with the most context (by the last byte, by order 2) weigh most.
         p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
+        if parts & F_SSE:
+            # Three more (APM3's size each, after it): by the byte the match
+            # expects and its length, by order 3, by the last byte with where
+            # the last bits were mispredicted (the last one, the 7 before, the
+            # 8 before those); weighed 1, 1 and 2 against 4 for the above.
+            rows = np.int64(1) << APM3_BITS
+            expected = 0
+            if bucket:
+                expected = (np.int64(buffer[streams[s, S_MATCH_PTR]]) + 1) * 4 + bucket
+            misses = streams[s, S_MISSES]
+            recent = (misses & 1) | (2 if misses & 0xFE else 0) | (4 if misses & 0xFF00 else 0)
+            a4 = (rows + (context_hash(expected, c0 + 256) & (rows - 1))) * APM_KNOTS + knot
+            a5 = (2 * rows + (context_hash(streams[s, S_HISTORY] & 0xFFFFFF, c0 + 512)
+                              & (rows - 1))) * APM_KNOTS + knot
+            a6 = (3 * rows + (context_hash(last * 8 + recent, c0 + 768) & (rows - 1))
+                  ) * APM_KNOTS + knot
+            p4 = (apm3[a4] * (4096 - weight) + apm3[a4 + 1] * weight) >> 12
+            p5 = (apm3[a5] * (4096 - weight) + apm3[a5 + 1] * weight) >> 12
+            p6 = (apm3[a6] * (4096 - weight) + apm3[a6 + 1] * weight) >> 12
+            scratch[19] = a4 if weight < 2048 else a4 + 1
+            scratch[24] = a5 if weight < 2048 else a5 + 1
+            scratch[25] = a6 if weight < 2048 else a6 + 1
+            p = (4 * p + p4 + p5 + 2 * p6 + 4) >> 3
+            scratch[30] = p
     else:
         p = (p0 + p1 + 2 * p2 + 2) >> 2
     scratch[0] = set1
@@ -366,6 +390,12 @@ def update(tables, s, c0, bitpos, bit, node):
     target = bit << 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
+    if parts & F_SSE:
+        apm3[scratch[19]] += (target - apm3[scratch[19]]) >> 6
+        apm3[scratch[24]] += (target - apm3[scratch[24]]) >> 6
+        apm3[scratch[25]] += (target - apm3[scratch[25]]) >> 6
+        missed = 1 if (scratch[30] >= 32768) != (bit == 1) else 0
+        streams[s, S_MISSES] = ((streams[s, S_MISSES] << 1) | missed) & 0xFFFFFFFF
     apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
     apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
 

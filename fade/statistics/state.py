@@ -18,7 +18,7 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
                                    F_INDIRECT, F_MARKUP, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_RECORDS, F_WORDS, F_WORDSET, F_X86, IMAGE, IMAGE_CONTEXTS,
+                                   F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86, IMAGE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
@@ -107,9 +107,9 @@ IMAGE_RING_MASK = IMAGE_RING - 1
 SET6 = 65 * 8
 
 # Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
-# F_SETS, 26-29 with F_WORDSET, 12-15 with F_SETS4; the sets' outputs under the
-# final mixer from SCRATCH_DOTS, up to 10), then each context's hash while its
-# slot is found.
+# F_SETS, 26-29 with F_WORDSET, 12-15 with F_SETS4; 19, 24, 25 and 30 with F_SSE;
+# the sets' outputs under the final mixer from SCRATCH_DOTS, up to 10), then
+# each context's hash while its slot is found.
 SCRATCH_NODE = 6  # the node of the current bit in each context's slot
 SCRATCH_DOTS = 32
 SCRATCH_HASHES = 48
@@ -131,6 +131,7 @@ WORD_FOLLOWERS_AT = BYTE_FOLLOWERS  # F_WORDS: the words that followed words, af
 WORD_FOLLOWERS = 1 << 16
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
+SSE_APMS = 3  # F_SSE's APMs, each as large as APM3's, after it in its array
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
 # F_MARKUP, per stream after F_RECORD's: per key (its low bits), the last
 # field of that key: the key, where it starts and ends, its bytes' hash.
@@ -231,7 +232,10 @@ S_WORDS = S_M_STACK + MARKUP_STACK
 S_W_LINE, S_W_COUNT, S_W_GAP, S_W_GAP_BEFORE = S_WORDS, S_WORDS + 1, S_WORDS + 2, S_WORDS + 3
 S_W_KINDS, S_W_OPEN, S_W_NUMBER, S_W_NUMBER_BEFORE = (S_WORDS + 4, S_WORDS + 5, S_WORDS + 6,
                                                       S_WORDS + 7)
-S_FIELDS = S_WORDS + 8
+# F_SSE: where the last 32 bits were mispredicted (1: the coded bit had
+# less than half the probability), the newest lowest.
+S_MISSES = S_WORDS + 8
+S_FIELDS = S_WORDS + 9
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -324,7 +328,9 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("inputs", (INPUTS,), np.int64),  # the current bit's mixer inputs
         ("scratch", (SCRATCH_HASHES + MAX_CONTEXTS,), np.int64),
         ("parameters", (P_ACTIVE + len(active),), np.int64),  # the P_ fields
-        ("apm3", (((1 << APM3_BITS) if parts & F_APM3 else 1) * APM_KNOTS,), np.int64),
+        # F_APM3's APM, then F_SSE's.
+        ("apm3", (((1 << APM3_BITS) * (1 + (SSE_APMS if parts & F_SSE else 0))
+                   if parts & F_APM3 else 1) * APM_KNOTS,), np.int64),
         ("final", (256 * final_sets(parts),), np.int64),  # the final mixer's weights, by c0
         # F_INDIRECT: the two bytes that followed each byte, and each byte pair, last.
         # F_WORDS: then, by a word's low 16 bits, the word that followed it last.
