@@ -1,8 +1,9 @@
 """The statistics' shared kernels: what every model and kind of data uses.
 
 Squash and stretch (the logistic function and its inverse, from integer
-tables), the adaptive probabilities' step, the context hash and the hash
-table's slots, and the mixer's weight sets. The contexts of each kind of
+tables), the network's byte distribution as a bit's probability, the
+adaptive probabilities' step, the context hash and the hash table's slots,
+and the mixer's weight sets. The contexts of each kind of
 data (fade.statistics.contexts, .records) and the per-bit predictor
 (fade.statistics.predictor) are built from these; the binary arithmetic
 coder is in fade.statistics.coder.
@@ -117,6 +118,25 @@ def squash(d):
     if d < -2047:
         d = -2047
     return SQUASH[d + 2047]
+
+
+@nb.njit(**JIT)
+def network_bits(distribution, c0, bitpos):
+    """The network's stretched P(bit = 1 | the byte's earlier bits c0): the mass
+    of the byte values that start with c0 and then a 1, over those with c0."""
+    first = (c0 << (8 - bitpos)) & 255
+    half = 1 << (7 - bitpos)
+    zeros = np.int64(0)
+    ones = np.int64(0)
+    for v in range(first, first + half):
+        zeros += distribution[v]
+    for v in range(first + half, first + 2 * half):
+        ones += distribution[v]
+    total = zeros + ones
+    if total <= 0:
+        return 0
+    p = (ones * 65536 + total // 2) // total
+    return STRETCH[max(min(p, 65535), 1)]
 
 
 @nb.njit(**JIT)

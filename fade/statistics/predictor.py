@@ -22,8 +22,9 @@ import numpy as np
 
 from fade.statistics.coder import code_bit, code_check
 from fade.statistics.contexts import byte_kind, general_contexts, note_byte, note_followers
-from fade.statistics.kernels import (COUNTER_LIMIT, JIT, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
-                                     context_hash, find_slot, learn, squash, two_dots)
+from fade.statistics.kernels import (COUNTER_LIMIT, INLINE, JIT, RECIPROCAL, STATE_LIMIT, STRETCH,
+                                     adapt, context_hash, find_slot, learn, network_bits, squash,
+                                     two_dots)
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
@@ -34,6 +35,7 @@ from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
+from fade.statistics.sse import sse_learn, sse_refined
 from fade.statistics.words import note_words, word_contexts
 from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
 from fade.statistics.state import (
@@ -44,7 +46,7 @@ from fade.statistics.state import (
     S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
     S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
     S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS,
-    S_WORDLEN, S_MISSES, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS,
+    S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS,
     WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
@@ -113,7 +115,7 @@ def _second_nibble(tables, s, bits, c0):
     _find_slots(nodes, bits, streams, s, scratch, parameters)
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINE)
 def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
     """Two more weight sets under the final mixer: their outputs, kept as its
     inputs `place` and `place` + 1, and their indices and probabilities at
@@ -283,30 +285,8 @@ def predict(tables, s, c0, bitpos, network):
         scratch[18] = a3 if weight < 2048 else a3 + 1
         # The maps with the most context (by the last byte, by order 2) weigh most.
         p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
-        if parts & F_SSE:
-            # Three more (APM3's size each, after it): by the byte the match
-            # expects and its length, by order 3, by the last byte with where
-            # the last bits were mispredicted (the last one, the 7 before, the
-            # 8 before those); weighed 1, 1 and 2 against 4 for the above.
-            rows = np.int64(1) << APM3_BITS
-            expected = 0
-            if bucket:
-                expected = (np.int64(buffer[streams[s, S_MATCH_PTR]]) + 1) * 4 + bucket
-            misses = streams[s, S_MISSES]
-            recent = (misses & 1) | (2 if misses & 0xFE else 0) | (4 if misses & 0xFF00 else 0)
-            a4 = (rows + (context_hash(expected, c0 + 256) & (rows - 1))) * APM_KNOTS + knot
-            a5 = (2 * rows + (context_hash(streams[s, S_HISTORY] & 0xFFFFFF, c0 + 512)
-                              & (rows - 1))) * APM_KNOTS + knot
-            a6 = (3 * rows + (context_hash(last * 8 + recent, c0 + 768) & (rows - 1))
-                  ) * APM_KNOTS + knot
-            p4 = (apm3[a4] * (4096 - weight) + apm3[a4 + 1] * weight) >> 12
-            p5 = (apm3[a5] * (4096 - weight) + apm3[a5 + 1] * weight) >> 12
-            p6 = (apm3[a6] * (4096 - weight) + apm3[a6 + 1] * weight) >> 12
-            scratch[19] = a4 if weight < 2048 else a4 + 1
-            scratch[24] = a5 if weight < 2048 else a5 + 1
-            scratch[25] = a6 if weight < 2048 else a6 + 1
-            p = (4 * p + p4 + p5 + 2 * p6 + 4) >> 3
-            scratch[30] = p
+        if parts & F_SSE:  # three more (fade.statistics.sse)
+            p = sse_refined(apm3, scratch, streams, buffer, s, c0, last, bucket, knot, weight, p)
     else:
         p = (p0 + p1 + 2 * p2 + 2) >> 2
     scratch[0] = set1
@@ -391,11 +371,7 @@ def update(tables, s, c0, bitpos, bit, node):
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
     if parts & F_SSE:
-        apm3[scratch[19]] += (target - apm3[scratch[19]]) >> 6
-        apm3[scratch[24]] += (target - apm3[scratch[24]]) >> 6
-        apm3[scratch[25]] += (target - apm3[scratch[25]]) >> 6
-        missed = 1 if (scratch[30] >= 32768) != (bit == 1) else 0
-        streams[s, S_MISSES] = ((streams[s, S_MISSES] << 1) | missed) & 0xFFFFFFFF
+        sse_learn(apm3, scratch, streams, s, bit)
     apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
     apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
 
@@ -468,25 +444,6 @@ def end_byte(tables, s, byte, bits, match_bits):
                         streams[s, S_MATCH_LEN] = n
         match_table[slot] = position + 2
     _start_byte(tables, s, bits)
-
-
-@nb.njit(**JIT)
-def network_bits(distribution, c0, bitpos):
-    """The network's stretched P(bit = 1 | the byte's earlier bits c0): the mass
-    of the byte values that start with c0 and then a 1, over those with c0."""
-    first = (c0 << (8 - bitpos)) & 255
-    half = 1 << (7 - bitpos)
-    zeros = np.int64(0)
-    ones = np.int64(0)
-    for v in range(first, first + half):
-        zeros += distribution[v]
-    for v in range(first + half, first + 2 * half):
-        ones += distribution[v]
-    total = zeros + ones
-    if total <= 0:
-        return 0
-    p = (ones * 65536 + total // 2) // total
-    return STRETCH[max(min(p, 65535), 1)]
 
 
 @nb.njit(**JIT)
@@ -589,8 +546,9 @@ def encode_range(tables, data, begin, end, out):
     """Encode data[begin:end] into `out`; returns the coder's position in it."""
     coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
+    first = np.int64(0)  # stream 0, typed as any stream (a literal 0 compiles another code_byte)
     for i in range(begin, end):
-        code_byte(tables, out, 0, np.int64(data[i]), empty, False)
+        code_byte(tables, out, first, np.int64(data[i]), empty, False)
     return coder[C_POS]
 
 
@@ -599,8 +557,9 @@ def decode_range(tables, payload, out, begin, end):
     """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
     coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
+    first = np.int64(0)
     for i in range(begin, end):
-        out[i] = code_byte(tables, payload, 0, 0, empty, True)
+        out[i] = code_byte(tables, payload, first, 0, empty, True)
         if coder[C_DAMAGED]:
             return i
     return end

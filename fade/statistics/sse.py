@@ -1,0 +1,65 @@
+"""Model 37's and 38's further APMs (part F_SSE), after the first three.
+
+Secondary estimation in the manner of paq8's SSE stage: the mixed
+probability, refined by three more adaptive probability maps, each
+interpolating between the two knots around the mixer's stretched output
+(the first three's way, fade.statistics.predictor), each its own context
+with c0: the byte the match model expects and its length bucket; order 3,
+hashed; the last byte with where the last bits were mispredicted (the last
+bit, the seven before it, the eight before those). They live after APM3's
+rows in its array, as large as it each, and weigh 1, 1 and 2 against 4 for
+the first three's average. The ideas are paq8px's (its text SSE keys maps
+by the match and by recent mispredictions); these contexts and weights
+are chosen and measured here (docs/statistics.md, "Models 37 and 38").
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.state import APM3_BITS, APM_KNOTS, S_HISTORY, S_MATCH_PTR, S_MISSES
+
+_ROWS = np.int64(1) << APM3_BITS  # each map's contexts (APM3's own come first)
+
+
+@nb.njit(**INLINE)
+def _read(apm3, scratch, at, row, knot, weight):
+    """The map at row `row` of APM3's array: its interpolated probability;
+    the knot it learns at kept in scratch[at]."""
+    a = row * APM_KNOTS + knot
+    scratch[at] = a if weight < 2048 else a + 1
+    return (apm3[a] * (4096 - weight) + apm3[a + 1] * weight) >> 12
+
+
+@nb.njit(**INLINE)
+def sse_refined(apm3, scratch, streams, buffer, s, c0, last, bucket, knot, weight, p):
+    """Stream s's probability `p` (the first three APMs' average) refined by
+    the three further maps; `bucket`: the match's length bucket (0: no
+    match predicting this bit). Keeps the result in scratch[30]."""
+    expected = 0
+    if bucket:
+        expected = (np.int64(buffer[streams[s, S_MATCH_PTR]]) + 1) * 4 + bucket
+    misses = streams[s, S_MISSES]
+    recent = (misses & 1) | (2 if misses & 0xFE else 0) | (4 if misses & 0xFF00 else 0)
+    mask = _ROWS - 1
+    p4 = _read(apm3, scratch, 19, _ROWS + (context_hash(expected, c0 + 256) & mask), knot,
+               weight)
+    p5 = _read(apm3, scratch, 24, 2 * _ROWS + (
+        context_hash(streams[s, S_HISTORY] & 0xFFFFFF, c0 + 512) & mask), knot, weight)
+    p6 = _read(apm3, scratch, 25, 3 * _ROWS + (context_hash(last * 8 + recent, c0 + 768) & mask),
+               knot, weight)
+    p = (4 * p + p4 + p5 + 2 * p6 + 4) >> 3
+    scratch[30] = p
+    return p
+
+
+@nb.njit(**INLINE)
+def sse_learn(apm3, scratch, streams, s, bit):
+    """The three maps learn stream s's `bit`, and its misprediction is kept."""
+    target = bit << 16
+    for at in (19, 24, 25):
+        apm3[scratch[at]] += (target - apm3[scratch[at]]) >> 6
+    missed = 1 if (scratch[30] >= 32768) != (bit == 1) else 0
+    streams[s, S_MISSES] = ((streams[s, S_MISSES] << 1) | missed) & 0xFFFFFFFF
