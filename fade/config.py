@@ -216,11 +216,11 @@ class StatisticsConfig:
         "table", "markup", "log", "dna", "x86", "audio", "image" or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): levels fast and default (text
-        models 0 and 37) code bytes that are not text with models 19 and 20, which add the contexts that pay on
-        machine code, records and images and cost text speed
-        (docs/statistics.md, "Models 4 to 6"), delimited tables with
-        models 7 and 8 (level max, model 6 for any bytes, with 9), which add field contexts,
-        nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
+        models 0 and 37) code bytes that are not text with models 19 and
+        20, which add the contexts that pay on machine code, records and
+        images and cost text speed (docs/statistics.md, "Models 4 to 6"),
+        delimited tables with models 7 and 8 (level max, model 6 for any
+        bytes, with 9), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
         and BMP images with 24 and 25 (6 with 26) and raw pixels with 27
         and 28 (6 with 29), markup (XML, HTML) with 30 and 31 (6 with

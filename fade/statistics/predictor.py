@@ -28,7 +28,8 @@ from fade.statistics.kernels import (COUNTER_LIMIT, INLINE, JIT, RECIPROCAL, STA
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
-                                   F_STATES, F_TABLE, F_WORDS, F_SSE, F_WORDSET, F_X86, KEYED, SHARED)
+                                   F_SSE, F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86, KEYED,
+                                   SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field

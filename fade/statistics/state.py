@@ -18,8 +18,8 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
                                    F_INDIRECT, F_MARKUP, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86, IMAGE, IMAGE_CONTEXTS,
-                                   IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
+                                   F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86, IMAGE,
+                                   IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
