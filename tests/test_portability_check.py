@@ -5,6 +5,7 @@ changed input or a damaged archive is reported as a failure (exit 1)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -53,3 +54,12 @@ def test_make_then_check_agrees_and_catches_a_change(tmp_path):
     assert rows["cos-4k.csv.fast.fade"]["decoded"] == "error"
     assert "not the input" in rows["alice-4k.fast.fade"]["error"]
     assert not list((tmp_path / "again").glob("*.fade"))
+
+
+def test_level_names_become_fade_options():
+    """`max-statistics` is level max's statistics alone: the portable part of max."""
+    spec = importlib.util.spec_from_file_location("portability_check", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.options_of("default") == ["--level", "default"]
+    assert module.options_of("max-statistics") == ["--level", "max", "--method", "statistics"]
