@@ -152,13 +152,21 @@ def adapt(table, index, bit, limit):
     table[index] = np.uint32((p << 10) | n)
 
 
-# Compiled once per constant second argument (66 times for model 0, a fifth of
-# the first compile), yet not inlined: inlined, numba types its arithmetic in
-# each caller and some hashes come out otherwise, so every archive would change.
 @nb.njit(**JIT)
-def context_hash(a, b):
+def _hash(a, b):
     h = (a + 0x9E3779B97F4A7C15) * 0x2545F4914F6CDD1D + b * 0x632BE59BD9B4E019
     return h ^ (h >> 29)
+
+
+# The hash of a context `a` (an integer) with `b` (which context, or more of
+# it). The arithmetic stays a called function: inlined, numba types it in each
+# caller and some hashes come out otherwise, so every archive would change. Its
+# `b` goes as an int64: as the constant most callers write, numba compiled it
+# once per constant (66 times, a fifth of the first compile); the hashes are
+# the same either way.
+@nb.njit(**INLINE)
+def context_hash(a, b):
+    return _hash(a, np.int64(b))
 
 
 @nb.njit(**INLINE)
