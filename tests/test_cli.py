@@ -25,14 +25,14 @@ def _leftovers(directory):
 
 
 # The hybrid (forced, so every file is coded by it, random ones too) on each
-# file's first 8 KiB at 128 sub-streams (at most 64 steps; the default
+# file's first 4 KiB at 64 sub-streams (at most 64 steps; the default
 # batch, size // 2048, would take 2048 on every slice): every kind of content
 # at CI cost, the network's computation included. The statistics alone
 # (level fast, method auto: the size floor where it wins) on each file's
 # first 128 KiB. Default batches are tested below, whole files are the
 # benchmarks' job (scripts/bench.py).
 @pytest.mark.parametrize("args, slice_bytes", [
-    (TINY + ("--level", "default", "--method", "fade", "--batch-size", "128"), 8 * 1024),
+    (TINY + ("--level", "default", "--method", "fade", "--batch-size", "64"), 4 * 1024),
     (("--level", "fast", "-q"), 128 * 1024)], ids=["hybrid", "fast"])
 def test_every_corpus_file_roundtrips_through_the_cli(tmp_path, args, slice_bytes):
     sources = corpus_files()
