@@ -30,7 +30,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from fade.statistics.state import INPUTS, NODES
+from fade.statistics.state import APM_KNOTS, INPUTS, NODES
 
 _PACKAGE = Path(__file__).parent
 _STAMP = "fade-statistics.stamp"
@@ -137,6 +137,16 @@ def network_bits(distribution, c0, bitpos):
         return 0
     p = (ones * 65536 + total // 2) // total
     return STRETCH[max(min(p, 65535), 1)]
+
+
+@nb.njit(**INLINE)
+def apm_read(table, scratch, at, row, knot, weight):
+    """An APM's probability: row `row` of `table`, interpolated between the
+    knots `knot` and `knot` + 1 by `weight` (of 4096); the knot nearer the
+    mixer's output, which learns the bit, kept in scratch[at]."""
+    a = row * APM_KNOTS + knot
+    scratch[at] = a if weight < 2048 else a + 1
+    return (table[a] * (4096 - weight) + table[a + 1] * weight) >> 12
 
 
 @nb.njit(**JIT)

@@ -23,8 +23,8 @@ import numpy as np
 from fade.statistics.coder import code_bit, code_check
 from fade.statistics.contexts import byte_kind, general_contexts, note_byte, note_followers
 from fade.statistics.kernels import (COUNTER_LIMIT, INLINE, JIT, RECIPROCAL, STATE_LIMIT, STRETCH,
-                                     adapt, context_hash, find_slot, learn, network_bits, squash,
-                                     two_dots)
+                                     adapt, apm_read, context_hash, find_slot, learn, network_bits,
+                                     squash, two_dots)
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
@@ -266,12 +266,11 @@ def predict(tables, s, c0, bitpos, network):
     position = (mixed + 2048) * (APM_KNOTS - 1)
     knot = position >> 12
     weight = position & 4095
-    a1 = (c0 * APM_KNOTS) + knot
-    a2 = ((last * 256 + c0) * APM_KNOTS) + knot
+    p1 = apm_read(apm1, scratch, 4, c0, knot, weight)
+    row2 = last * 256 + c0
     if parts & F_IMAGE:  # by the pixel's prediction, not the last byte
-        a2 = ((streams[s, S_IMAGE_PREDICTED] * 256 + c0) * APM_KNOTS) + knot
-    p1 = (apm1[a1] * (4096 - weight) + apm1[a1 + 1] * weight) >> 12
-    p2 = (apm2[a2] * (4096 - weight) + apm2[a2 + 1] * weight) >> 12
+        row2 = streams[s, S_IMAGE_PREDICTED] * 256 + c0
+    p2 = apm_read(apm2, scratch, 5, row2, knot, weight)
     if parts & F_APM3:
         row = context_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
         if parts & F_DNA:  # by the last 8 bases
@@ -281,9 +280,7 @@ def predict(tables, s, c0, bitpos, network):
             row &= (1 << APM3_BITS) - 1
         elif parts & F_IMAGE:  # by the plane, the median predictor, the neighbourhood
             row = context_hash(streams[s, S_IMAGE_APM], c0) & ((1 << APM3_BITS) - 1)
-        a3 = row * APM_KNOTS + knot
-        p3 = (apm3[a3] * (4096 - weight) + apm3[a3 + 1] * weight) >> 12
-        scratch[18] = a3 if weight < 2048 else a3 + 1
+        p3 = apm_read(apm3, scratch, 18, row, knot, weight)
         # The maps with the most context (by the last byte, by order 2) weigh most.
         p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
         if parts & F_SSE:  # three more (fade.statistics.sse)
@@ -294,8 +291,6 @@ def predict(tables, s, c0, bitpos, network):
     scratch[1] = set2
     scratch[2] = squash(dot1)
     scratch[3] = squash(dot2)
-    scratch[4] = a1 if weight < 2048 else a1 + 1
-    scratch[5] = a2 if weight < 2048 else a2 + 1
     scratch[SCRATCH_NODE] = node
     scratch[7] = n
     return max(min(p, 65535), 1)

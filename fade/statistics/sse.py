@@ -18,19 +18,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, context_hash
-from fade.statistics.state import APM3_BITS, APM_KNOTS, S_HISTORY, S_MATCH_PTR, S_MISSES
+from fade.statistics.kernels import INLINE, apm_read, context_hash
+from fade.statistics.state import APM3_BITS, S_HISTORY, S_MATCH_PTR, S_MISSES
 
 _ROWS = np.int64(1) << APM3_BITS  # each map's contexts (APM3's own come first)
-
-
-@nb.njit(**INLINE)
-def _read(apm3, scratch, at, row, knot, weight):
-    """The map at row `row` of APM3's array: its interpolated probability;
-    the knot it learns at kept in scratch[at]."""
-    a = row * APM_KNOTS + knot
-    scratch[at] = a if weight < 2048 else a + 1
-    return (apm3[a] * (4096 - weight) + apm3[a + 1] * weight) >> 12
 
 
 @nb.njit(**INLINE)
@@ -44,12 +35,12 @@ def sse_refined(apm3, scratch, streams, buffer, s, c0, last, bucket, knot, weigh
     misses = streams[s, S_MISSES]
     recent = (misses & 1) | (2 if misses & 0xFE else 0) | (4 if misses & 0xFF00 else 0)
     mask = _ROWS - 1
-    p4 = _read(apm3, scratch, 19, _ROWS + (context_hash(expected, c0 + 256) & mask), knot,
-               weight)
-    p5 = _read(apm3, scratch, 24, 2 * _ROWS + (
+    p4 = apm_read(apm3, scratch, 19, _ROWS + (context_hash(expected, c0 + 256) & mask), knot,
+                  weight)
+    p5 = apm_read(apm3, scratch, 24, 2 * _ROWS + (
         context_hash(streams[s, S_HISTORY] & 0xFFFFFF, c0 + 512) & mask), knot, weight)
-    p6 = _read(apm3, scratch, 25, 3 * _ROWS + (context_hash(last * 8 + recent, c0 + 768) & mask),
-               knot, weight)
+    p6 = apm_read(apm3, scratch, 25, 3 * _ROWS + (
+        context_hash(last * 8 + recent, c0 + 768) & mask), knot, weight)
     p = (4 * p + p4 + p5 + 2 * p6 + 4) >> 3
     scratch[30] = p
     return p
