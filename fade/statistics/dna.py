@@ -38,7 +38,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, STATE_LIMIT, STRETCH, adapt, context_hash
+from fade.statistics.kernels import INLINE, JIT, STATE_LIMIT, STRETCH, adapt, context_hash
 from fade.statistics.parts import DNA_DIRECT, DNA_LINE, DNA_ORDERS
 from fade.statistics.state import (
     DNA_MATCHES, P_DNA_BITS, P_MATCH_BITS, S_ABOVE, S_BASE, S_DNA_BASES, S_DNA_CASE,
@@ -157,7 +157,7 @@ def _count(entry, base, limit):
     return entry + (np.int64(1) << (8 * base))
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_dna(streams, dna, dna_bases, match_table, parameters, s, byte):
     """After `byte` (note_line has run): headers and line widths, and a base
     counted after its context on this strand and after its other-strand

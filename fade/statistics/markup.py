@@ -30,7 +30,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, bytes_hash, context_hash
+from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
 from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, MARKUP_LEFT, MARKUP_TEXT1,
                                    MARKUP_TEXT2)
 from fade.statistics.state import (
@@ -137,7 +137,7 @@ def _text(streams, recent, s):
     _begin(streams, recent, s, M_TEXT, key, True)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_markup(streams, recent, s, byte):
     """Follow the markup after `byte`; the next byte's weight sets: by its
     field's key (S_FIELD, 64 ways) and by its mode and place (S_M_PLACE)."""

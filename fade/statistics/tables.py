@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, bytes_hash, context_hash
+from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
 from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3
 from fade.statistics.state import (
     CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
@@ -62,7 +62,7 @@ def field_contexts(scratch, streams, buffer, s):
         ((streams[s, S_ABOVE_HASH] * 256 + offset) * 512 + after) * 256 + c1, 73)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_field(streams, buffer, s, byte, log):
     """After `byte` (note_line has run): the counts that find the delimiter,
     the field's index, start and bytes, and the field above. `log`: the

@@ -220,7 +220,7 @@ def x86_opcode_set(streams, s):
     return (streams[s, S_X86_OPCODE] & 1023) * X86_STEPS + streams[s, S_X86_STEP]
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_x86(streams, s, byte):
     """After `byte`: where the next byte falls in its instruction. Any bytes
     parse (data between functions too): a wrong guess ends with the
