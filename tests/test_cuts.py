@@ -7,7 +7,7 @@ from pathlib import Path
 
 import fade
 from fade import cuts, frames, single
-from fade.cuts import MIN_WINDOWS, WINDOW, Run, smoothed
+from fade.cuts import BLOCK, MIN_WINDOWS, WINDOW, Run, placed, smoothed
 
 from conftest import corpus_file, run_fade
 
@@ -54,6 +54,18 @@ def test_short_runs_join_a_neighbour_on_their_side_of_text_or_not():
     assert smoothed([text] * 4 + [code] * 4) == [Run(text, 0, 4), Run(code, 4, 4)]
 
 
+def test_a_cut_goes_where_the_most_blocks_agree():
+    a, b, other = 1, 16, 19
+    assert placed([a, a, a, b, b, b], a, b, 0) == 3
+    # stray blocks either side: the edge most blocks agree with
+    assert placed([a, b, a, a, b, b, a, b, b], a, b, 8) == 4
+    # blocks of neither model count for neither; of equals, the nearest to the old edge
+    assert placed([a, other, other, b], a, b, 3) == 3
+    assert placed([other] * 6, a, b, 2) == 2
+    # all of one side's model: as far into the other side as the blocks go
+    assert placed([a] * 6, a, b, 3) == 5 and placed([b] * 6, a, b, 3) == 1
+
+
 def test_an_input_of_one_kind_is_not_cut():
     """Text at every level, and a table and nucleotides whose screens say so:
     one piece, and compress_stream writes what fade.compress does."""
@@ -68,15 +80,16 @@ def test_an_input_of_one_kind_is_not_cut():
 
 
 def test_kinds_are_cut_where_they_change_and_each_is_coded_by_its_model(tmp_path):
-    """Text then compiled code: cut within a window of where the code starts,
-    the text coded by level fast's model for text and the code by its model
-    for code, smaller than both coded by one model, and decoded by a fresh
-    process byte for byte."""
+    """Text then compiled code: cut within a block of where the code starts
+    (the windows' labels put it at a window's edge, 33 KB of text or 32 KB
+    of code away), the text coded by level fast's model for text and the
+    code by its model for code, smaller than both coded by one model, and
+    decoded by a fresh process byte for byte."""
     text, code = _text(), _code()
     data = text + code
     settings = fade.Settings(level="fast")
     pieces = cuts.kind_pieces(data, settings.kind_model)
-    assert len(pieces) == 2 and abs(pieces[0] - len(text)) < WINDOW, pieces
+    assert len(pieces) == 2 and abs(pieces[0] - len(text)) < BLOCK, pieces
     (tmp_path / "mixed").write_bytes(data)
     assert run_fade("--level", "fast", "mixed", cwd=tmp_path).returncode == 0
     archive = (tmp_path / "mixed.fade").read_bytes()
