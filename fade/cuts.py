@@ -72,7 +72,7 @@ def kind_pieces(data: bytes, model_of: Callable[[str], int]) -> list[int]:
             pieces.append([model, start, stop])
     for k in range(1, len(pieces)):
         (before, first, cut), (after, _, last) = pieces[k - 1], pieces[k]
-        if before != after:  # (neither piece gets shorter than a window's remainder)
+        if before != after:  # (the cut stays inside both pieces: each keeps a block)
             low = max(cut - WINDOW, first)
             labels = [screen(start, start + BLOCK)[0]
                       for start in range(low, min(cut + WINDOW, last), BLOCK)]
