@@ -26,7 +26,7 @@ import numpy as np
 
 from fade import statistics
 from fade.statistics.audio import wav_layout
-from fade.statistics.image import image_layout, raw_layout
+from fade.statistics.pixels import image_layout, raw_layout
 from fade.statistics.parts import DELIMITERS
 from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
 from fade.errors import FadeError

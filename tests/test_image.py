@@ -1,4 +1,4 @@
-"""Images (fade.statistics.image, models 24 to 26): the layout from a PNM or
+"""Images (fade.statistics.pixels and .image, models 24 to 29): the layout from a PNM or
 BMP header, found from exactly the bytes before the pixels, and the image
 models on real photos, decoded in fresh processes."""
 
@@ -9,7 +9,7 @@ import pytest
 
 import fade
 from fade import race
-from fade.statistics.image import HEAD_LIMIT, Layout, image_layout, raw_layout
+from fade.statistics.pixels import HEAD_LIMIT, Layout, image_layout, raw_layout
 
 from conftest import corpus_file, run_fade
 

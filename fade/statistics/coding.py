@@ -36,8 +36,8 @@ from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.audio import from_residuals, to_residuals
 from fade.statistics.x86 import from_addresses, to_addresses
-from fade.statistics.image import (HEAD_LIMIT, RAW_HEAD, Layout, image_layout, made_header,
-                                   raw_layout)
+from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, image_layout,
+                                    made_header, raw_layout)
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_PIXELS, F_RUNS, F_STATES, MAX_CONTEXTS,
                                    active_contexts)
 from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
