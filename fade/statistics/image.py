@@ -18,8 +18,9 @@ JPEG-LS's image models read (`image_contexts`):
 - 26 predictions of the byte (those gradients, the neighbours, trends;
   in colour, the neighbours moved as the last byte and the byte two back
   moved from theirs; in gray, longer gradients and Paeth's predictor; two
-  least-squares linear predictors per plane),
-  each a mixer input from a histogram of its residuals, chosen by the
+  least-squares linear predictors per plane; for a 16-bit sample's high
+  byte, the others made of the neighbours' whole samples, then their high
+  bytes), each a mixer input from a histogram of its residuals, chosen by the
   prediction, the plane, the column's parity and how far it missed at the
   pixel's neighbours (`image_inputs`, `note_image`);
 - weight sets by the plane and how busy the neighbourhood is, by the plane
@@ -47,6 +48,7 @@ from fade.statistics.state import (IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS, IMAGE_R
                                    S_IMAGE_STRIDE, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES)
 
 VIEW = 4096  # how far a 16-bit low byte's view of a neighbour may pass a byte's range
+WHOLE = -2  # _px's view of a neighbour for a 16-bit high byte: its whole sample
 OLS_RIDGE = 256  # added to each diagonal sum: weights stay small where the sums say little
 
 
@@ -59,7 +61,10 @@ def _at(buffer, here, back):
 def _px(buffer, here, high, back):
     """The byte `back` bytes before; where `high` is not negative (a 16-bit
     gray sample's low byte, its high byte `high`), the big-endian sample
-    ending there less high * 256, held within VIEW past a byte's range."""
+    ending there less high * 256, held within VIEW past a byte's range;
+    where it is WHOLE (a high byte), the sample whose high byte that is."""
+    if high == WHOLE:
+        return _sample(buffer, here, back)
     if high < 0:
         return np.int64(buffer[here - back])
     return min(max(_sample(buffer, here, back + 1) - (high << 8), -VIEW), 255 + VIEW)
@@ -74,6 +79,56 @@ def _sample(buffer, here, back):
 @nb.njit(**INLINE)
 def _clip(value):
     return min(max(value, 0), 255)
+
+
+@nb.njit(**INLINE)
+def _scaled(value, shift):
+    """A prediction of a byte held within a byte: `value` itself (shift 0),
+    or the high byte of a 16-bit sample's prediction (shift 8)."""
+    return min(max(value >> shift, 0), 255)
+
+
+@nb.njit(**INLINE)
+def _neighbours(buffer, here, view, x, y, stride, pixel, row):
+    """W, N, NW, NE, NEE, WW, NN, NNE, NWW and NNW of the byte at `here`
+    (x, y: its place) as `_px` reads them with `view`; where the picture has
+    none, the nearest it has."""
+    left, up, right = x >= pixel, y >= 1, x + pixel < row
+    w = _px(buffer, here, view, pixel) if left else (
+        _px(buffer, here, view, stride) if up else 0)
+    n = _px(buffer, here, view, stride) if up else w
+    nw = _px(buffer, here, view, stride + pixel) if up and left else n
+    ne = _px(buffer, here, view, stride - pixel) if up and right else n
+    nee = _px(buffer, here, view, stride - 2 * pixel) if up and x + 2 * pixel < row else ne
+    ww = _px(buffer, here, view, 2 * pixel) if x >= 2 * pixel else w
+    nn = _px(buffer, here, view, 2 * stride) if y >= 2 else n
+    nne = _px(buffer, here, view, 2 * stride - pixel) if y >= 2 and right else nn
+    nww = _px(buffer, here, view, stride + 2 * pixel) if up and x >= 2 * pixel else nw
+    nnw = _px(buffer, here, view, 2 * stride + pixel) if y >= 2 and left else nn
+    return w, n, nw, ne, nee, ww, nn, nne, nww, nnw
+
+
+@nb.njit(**INLINE)
+def _plane_predictions(streams, s, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, moved_w, moved_n,
+                       moved, shift):
+    """Predictions 0 to 15 of a pixel's byte from its neighbours in the
+    plane (and, as image_contexts makes them, its moves from the plane
+    before), each as `_scaled` holds it; but 1, 10 and 12, which colour and
+    gray make their own."""
+    p = S_IMAGE_PREDICTIONS
+    streams[s, p] = _scaled(w + n - nw, shift)
+    streams[s, p + 2] = _scaled(w, shift)
+    streams[s, p + 3] = _scaled(n, shift)
+    streams[s, p + 4] = _scaled(w + ne - n, shift)
+    streams[s, p + 5] = _scaled(n + ne - nne, shift)
+    streams[s, p + 6] = _scaled(moved_w, shift)
+    streams[s, p + 7] = _scaled(moved_n, shift)
+    streams[s, p + 8] = _scaled(w + nw - nww, shift)
+    streams[s, p + 9] = _scaled(n + nw - nnw, shift)
+    streams[s, p + 11] = _scaled(2 * w - ww, shift)
+    streams[s, p + 13] = _scaled((w + nee + 1) >> 1, shift)
+    streams[s, p + 14] = _scaled(nw + ne - nn, shift)
+    streams[s, p + 15] = _scaled(moved, shift)
 
 
 @nb.njit(**INLINE)
@@ -147,17 +202,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     up = y >= 1
     row = streams[s, S_IMAGE_ROW]
     right = x + pixel < row
-    w = _px(buffer, here, upper, pixel) if left else (
-        _px(buffer, here, upper, stride) if up else 0)
-    n = _px(buffer, here, upper, stride) if up else w
-    nw = _px(buffer, here, upper, stride + pixel) if up and left else n
-    ne = _px(buffer, here, upper, stride - pixel) if up and right else n
-    nee = _px(buffer, here, upper, stride - 2 * pixel) if up and x + 2 * pixel < row else ne
-    ww = _px(buffer, here, upper, 2 * pixel) if x >= 2 * pixel else w
-    nn = _px(buffer, here, upper, 2 * stride) if y >= 2 else n
-    nne = _px(buffer, here, upper, 2 * stride - pixel) if y >= 2 and right else nn
-    nww = _px(buffer, here, upper, stride + 2 * pixel) if up and x >= 2 * pixel else nw
-    nnw = _px(buffer, here, upper, 2 * stride + pixel) if y >= 2 and left else nn
+    w, n, nw, ne, nee, ww, nn, nne, nww, nnw = _neighbours(buffer, here, upper, x, y, stride,
+                                                           pixel, row)
     # The last byte's own neighbours (the plane before, or W's last plane).
     w1 = _at(buffer, here, pixel + 1) if left else last
     n1 = _at(buffer, here, stride + 1) if up else last
@@ -219,12 +265,12 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
         key | (ne << 24) | _against(buffer, here, back_ne, last, last2), 145)
     median16 = 0
     whole = pixel == 2 and plane == 0 and left and up  # a 16-bit sample's high byte
+    wide = (w, n, nw, ne, nee, ww, nn, nne, nww, nnw)
     if whole:
         # A 16-bit gray sample's high byte: the whole samples' median and
         # gradient, to a 16th of a byte (how near a carry the low byte is).
-        w16 = _sample(buffer, here, 2)
-        n16 = _sample(buffer, here, stride)
-        nw16 = _sample(buffer, here, stride + 2)
+        wide = _neighbours(buffer, here, WHOLE, x, y, stride, pixel, row)
+        w16, n16, nw16 = wide[0], wide[1], wide[2]
         low16, high16 = min(w16, n16), max(w16, n16)
         median16 = low16 if nw16 >= high16 else (high16 if nw16 <= low16 else w16 + n16 - nw16)
         gradient16 = min(max(w16 + n16 - nw16, 0), 65535)
@@ -243,38 +289,33 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     streams[s, S_IMAGE_APM] = (plane << 16) | (_clip(median) << 8) | min(busy >> 1, 255)
     if whole:  # by the whole samples' median, finer
         streams[s, S_IMAGE_APM] = (1 << 20) | (median16 >> 4)
-    p = S_IMAGE_PREDICTIONS
-    streams[s, p] = gradient
-    streams[s, p + 1] = _clip(median)
-    streams[s, p + 2] = _clip(w)
-    streams[s, p + 3] = _clip(n)
-    streams[s, p + 4] = _clip(w + ne - n)
-    streams[s, p + 5] = _clip(n + ne - nne)
-    streams[s, p + 6] = _clip(moved_w)
-    streams[s, p + 7] = moved_n
-    streams[s, p + 8] = _clip(w + nw - nww)
-    streams[s, p + 9] = _clip(n + nw - nnw)
-    streams[s, p + 10] = _clip((ne + _clip(ne + w - nne) + 1) >> 1)
-    streams[s, p + 11] = _clip(2 * w - ww)
-    streams[s, p + 12] = _clip((3 * n + 3 * w - nn - ww + 2) >> 2)
-    streams[s, p + 13] = _clip((w + nee + 1) >> 1)
-    streams[s, p + 14] = _clip(nw + ne - nn)
-    streams[s, p + 15] = _clip(moved)
     streams[s, S_IMAGE_PLANE] = min(plane, 3)
     _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
                      last, last2, w1, n1, nw1, ne1, w2, n2)
-    if pixel >= 3:  # colour: the last byte (the plane before, or W's last plane) moved
-        _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
-                            w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1, last2, n2, w2)
-    else:
+    if whole:
+        # A 16-bit gray sample's high byte: the predictions made of the whole
+        # samples, then their high bytes (which know where a carry is near).
+        w, n, nw, ne, nee, ww, nn, nne, nww, nnw = wide
+        _plane_predictions(streams, s, w, n, nw, ne, nn, nne, ww, nww, nnw, nee,
+                           (w + ne + 1) >> 1, 2 * n - nn, (w + n + 1) >> 1, 8)
         _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
-                          upper, w, n, nw, ne, nn, nne, ww, nww, nnw, nee)
+                          WHOLE, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, 8)
+    else:
+        _plane_predictions(streams, s, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, moved_w,
+                           moved_n, moved, 0)
+        if pixel >= 3:  # colour: the last byte (the plane before, or W's last plane) moved
+            _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
+                                w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1, last2, n2, w2)
+        else:
+            _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
+                              upper, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, 0)
     # Each prediction's histogram: the prediction, the plane, the column's
     # parity and how well it did at the neighbours (the nearest there are).
     ring_w = pixel if left else stride
     ring_n = stride if up else pixel
     ring_nw = stride + pixel if up and left else ring_n
     ring_ne = stride - pixel if up and right else ring_n
+    p = S_IMAGE_PREDICTIONS
     for k in range(IMAGE_PREDICTIONS):
         step = _confidence(errors, position, ring_w, ring_n, ring_nw, ring_ne, k)
         group = ((k * 4 + min(plane, 3)) * 2 + ((x // pixel) & 1)) * IMAGE_STEPS
@@ -373,8 +414,9 @@ def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right
 
 @nb.njit(**INLINE)
 def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
-                      wide, w, n, nw, ne, nn, nne, ww, nww, nnw, nee):
-    """Predictions 16 to 23 of a gray pixel's byte: longer gradients."""
+                      wide, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, shift):
+    """Predictions 16 to 23 of a gray pixel's byte: longer gradients (the
+    neighbours and `wide` as `_px` reads them; `shift` as `_scaled`'s)."""
     nnn = _px(buffer, here, wide, 3 * stride) if y >= 3 else nn
     www = _px(buffer, here, wide, 3 * pixel) if x >= 3 * pixel else ww
     nwww = _px(buffer, here, wide, stride + 3 * pixel) if up and x >= 3 * pixel else nww
@@ -385,22 +427,22 @@ def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, r
     low = min(min(w, n), min(ne, nw))
     high = max(max(w, n), max(ne, nw))
     p = S_IMAGE_PREDICTIONS
-    streams[s, p + 16] = _clip(min(max(3 * n - 3 * nn + nnn, low), high))
-    streams[s, p + 17] = _clip(min(max(3 * w - 3 * ww + www, low), high))
-    streams[s, p + 18] = _clip(2 * w + nw - ww - 2 * nww + nwww)
-    streams[s, p + 19] = _clip(w + nne - nn)
-    streams[s, p + 20] = _clip(w + nnw - nnww)
-    streams[s, p + 21] = _clip((8 * w - 3 * ww + 2 * nee - nnee) // 6)
-    streams[s, p + 22] = _clip(((2 * n - nn) + (2 * w - ww) + 1) >> 1)
-    streams[s, p + 23] = _clip(n + nw - nnw)
+    streams[s, p + 16] = _scaled(min(max(3 * n - 3 * nn + nnn, low), high), shift)
+    streams[s, p + 17] = _scaled(min(max(3 * w - 3 * ww + www, low), high), shift)
+    streams[s, p + 18] = _scaled(2 * w + nw - ww - 2 * nww + nwww, shift)
+    streams[s, p + 19] = _scaled(w + nne - nn, shift)
+    streams[s, p + 20] = _scaled(w + nnw - nnww, shift)
+    streams[s, p + 21] = _scaled((8 * w - 3 * ww + 2 * nee - nnee) // 6, shift)
+    streams[s, p + 22] = _scaled(((2 * n - nn) + (2 * w - ww) + 1) >> 1, shift)
+    streams[s, p + 23] = _scaled(n + nw - nnw, shift)
     # In place of three that gray needs least (the median, two averages):
     # N moved as NWW moved, the north-east gradient, Paeth's predictor.
-    streams[s, p + 1] = _clip(n + nww - nnww)
-    streams[s, p + 10] = _clip(2 * ne - nnee)
+    streams[s, p + 1] = _scaled(n + nww - nnww, shift)
+    streams[s, p + 10] = _scaled(2 * ne - nnee, shift)
     base = w + n - nw
     to_w, to_n, to_nw = abs(base - w), abs(base - n), abs(base - nw)
     paeth = w if to_w <= to_n and to_w <= to_nw else (n if to_n <= to_nw else nw)
-    streams[s, p + 12] = _clip(paeth)
+    streams[s, p + 12] = _scaled(paeth, shift)
 
 
 @nb.njit(**INLINE)
