@@ -465,7 +465,7 @@ def test_the_numba_cache_is_dropped_when_any_kernel_source_changes(tmp_path, mon
     cache.mkdir(parents=True)
     (package / "a.py").write_text("x = 1\n")
     monkeypatch.setattr(kernels, "_PACKAGE", package)
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(kernels, "_cache_folder", lambda: cache)
     for name in ("a.f-10.py311.nbi", "a.f-10.py311.1.nbc", "a.cpython-311.pyc"):
         (cache / name).write_text("")
     kernels.drop_stale_caches()  # no stamp yet: compiled from unknown sources
@@ -477,6 +477,39 @@ def test_the_numba_cache_is_dropped_when_any_kernel_source_changes(tmp_path, mon
     (package / "a.py").write_text("x = 2\n")
     kernels.drop_stale_caches()
     assert not (cache / "a.g-20.py311.nbi").exists()
+
+
+@pytest.mark.parametrize("where", ["NUMBA_CACHE_DIR", "__pycache__"])
+def test_the_stale_cache_check_looks_where_numba_caches(tmp_path, where):
+    """drop_stale_caches looks in the folder numba itself caches the
+    package's code in, NUMBA_CACHE_DIR's included (whose folder names
+    numba 0.68 makes from a hash of the source's directory: a folder
+    worked out by hand there was never the one, so stale code stayed): in a
+    fresh process, a kernel compiled and cached leaves its index beside the
+    stamp in `_cache_folder()`."""
+    import shutil
+
+    from fade.statistics import kernels
+    source = Path(fade.__file__).parent
+    if where == "__pycache__":  # a copy of the package, so its __pycache__ is the test's own
+        root = tmp_path / "copy"
+        shutil.copytree(source, root / "fade", ignore=shutil.ignore_patterns("__pycache__"))
+        env = {**fade_env(), "PYTHONPATH": str(root)}
+        env.pop("NUMBA_CACHE_DIR", None)
+    else:
+        env = {**fade_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    code = ("from fade.statistics import kernels; kernels.squash(5); "
+            "print(kernels._cache_folder())")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    folder = Path(result.stdout.strip())
+    if where == "NUMBA_CACHE_DIR":
+        assert tmp_path / "numba" in folder.parents
+    else:
+        assert folder == root / "fade" / "statistics" / "__pycache__"
+    assert (folder / kernels._STAMP).exists()
+    assert any(folder.glob("kernels.squash-*.nbi"))
 
 
 def test_a_delimited_table_gets_the_table_models_and_they_pay(tmp_path):

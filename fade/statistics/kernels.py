@@ -24,7 +24,6 @@ changed, so an edit here never leaves a caller running the old code.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import numba as nb
@@ -62,16 +61,18 @@ def drop_stale_caches() -> None:
 
 
 def _cache_folder() -> Path | None:
-    """Where numba caches this package's compiled code: NUMBA_CACHE_DIR's
-    mirror of the package's path if set, else its __pycache__ (numba falls
-    back to a user-wide folder where that is not writable; sources there
-    change only with a new install, which changes them all)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        from numba.core import config
-        relative = os.path.splitdrive(os.path.abspath(_PACKAGE))[1].lstrip(os.sep)
-        return Path(config.CACHE_DIR) / relative
-    folder = _PACKAGE / "__pycache__"
-    return folder if os.access(_PACKAGE, os.W_OK) else None
+    """Where numba caches this package's compiled code: the folder numba's
+    own locator picks for a function of the package (NUMBA_CACHE_DIR's
+    folder for the package's directory where that is set, else the
+    package's __pycache__, else a user-wide one), None where numba would
+    cache nothing. (Asked of numba, not worked out here: its folders'
+    names differ between its versions, and a folder guessed wrong left
+    every stale cache in place.)"""
+    try:
+        from numba.core.caching import FunctionCache
+        return Path(FunctionCache(_cache_folder).cache_path)
+    except Exception:  # no locator for this file: numba caches nothing from it either
+        return None
 
 
 drop_stale_caches()
