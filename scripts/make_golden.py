@@ -105,6 +105,12 @@ _GRAY = np.clip(_SMOOTH[:24, :40] * 1.2, 0, 255).astype(np.uint8)
 IMAGE_BMP = b"BM" + struct.pack("<IHHI", 1078 + 40 * 24, 0, 0, 1078) + \
     struct.pack("<IiiHHIIiiII", 40, 40, 24, 1, 8, 0, 40 * 24, 2835, 2835, 256, 0) + \
     bytes(b for v in range(256) for b in (v, v, v, 0)) + _GRAY[::-1].tobytes()
+# And a 40x24 16-bit gray one as PGM (the same planes, 60 times as deep, so
+# the samples cross multiples of 256: a high byte's carries): model 25's
+# 16-bit views (the low byte of whole samples less its high byte's; the
+# high byte's predictions from whole samples).
+IMAGE16 = b"P5\n40 24\n65535\n" + np.clip(_SMOOTH[:24, :40] * 60, 0, 65535).astype(
+    ">u2").tobytes()
 # Markup (made up here: an XML declaration, a comment, records of elements
 # with quoted attributes, text by language, self-closing and nested tags, an
 # HTML-style value without quotes): text that levels fast, default and max
@@ -190,6 +196,7 @@ ARCHIVES = {
     "statistics-default-image": (IMAGE, dict(level="default", method="statistics")),
     "statistics-max-image": (IMAGE, dict(level="max", method="statistics")),
     "statistics-default-image-bmp": (IMAGE_BMP, dict(level="default", method="statistics")),
+    "statistics-default-image16": (IMAGE16, dict(level="default", method="statistics")),
     # The colour image's pixels alone (raw, 4,608 bytes): models 27 to 29.
     "statistics-default-pixels": (IMAGE[13:], dict(level="default", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",

@@ -247,6 +247,7 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 22, "default-audio"), ("max", 23, "max-audio"),
     ("default", 22, "default-audio24"), ("fast", 24, "image"), ("default", 25, "default-image"),
     ("max", 26, "max-image"), ("default", 25, "default-image-bmp"),
+    ("default", 25, "default-image16"),
     ("default", 28, "default-pixels"), ("fast", 30, "markup"), ("default", 31, "default-markup"),
     ("max", 32, "max-markup"), ("fast", 33, "log"), ("default", 34, "default-log"),
     ("max", 35, "max-log"), ("max", 36, "max36"), ("default", 37, "default37"),
@@ -261,7 +262,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     (models 13, 14 and 15 in an early build of fade 0.11, asked for by number;
     models 16, 17 and 18 after it), on 16-bit PCM audio (models 21, 22
     and 23; 24-bit at the default), on images (models 24, 25 and 26; a
-    BMP at the default), on raw pixels (model 28 at the default), on
+    BMP and a 16-bit gray image at the default), on raw pixels (model 28 at the default), on
     markup (models 30, 31 and 32) and on log lines (33, 34 and 35); level
     max's text from fade 0.11's release (model 36, model 6 before it); and
     the default's and max's text from fade 0.11 (models 37 and 38; models 1
