@@ -257,17 +257,17 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
     0.10.0, model 6 from 0.11, in version 8's model byte) alone, in file
     order; levels fast and default on binary records (models 4 and 5 in an
-    early build of fade 0.11, asked for by number; models 19 and 20 after it) and the three levels on a delimited table (models 7, 8 and 9,
-    from fade 0.11), on nucleotides (models 10, 11 and 12) and on x86 code
-    (models 13, 14 and 15 in an early build of fade 0.11, asked for by number;
-    models 16, 17 and 18 after it), on 16-bit PCM audio (models 21, 22
-    and 23; 24-bit at the default), on images (models 24, 25 and 26; a
-    BMP and a 16-bit gray image at the default), on raw pixels (model 28 at the default), on
-    markup (models 30, 31 and 32) and on log lines (33, 34 and 35); level
-    max's text from fade 0.11's release (model 36, model 6 before it); and
-    the default's and max's text from fade 0.11 (models 37 and 38; models 1
-    and 36 before them, asked for by number since); the same bytes on any
-    CPU."""
+    early build of fade 0.11, asked for by number; models 19 and 20 after it)
+    and the three levels on a delimited table (models 7, 8 and 9, from fade
+    0.11), on nucleotides (models 10, 11 and 12) and on x86 code (models 13,
+    14 and 15 in an early build of fade 0.11, asked for by number; models 16,
+    17 and 18 after it), on 16-bit PCM audio (models 21, 22 and 23; 24-bit at
+    the default), on images (models 24, 25 and 26; a BMP and a 16-bit gray
+    image at the default), on raw pixels (model 28 at the default), on markup
+    (models 30, 31 and 32) and on log lines (33, 34 and 35); level max's text
+    from fade 0.11's release (model 36, model 6 before it); and the default's
+    and max's text from fade 0.11 (models 37 and 38; models 1 and 36 before
+    them, asked for by number since); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)

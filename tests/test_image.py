@@ -1,6 +1,6 @@
-"""Images (fade.statistics.pixels and .image, models 24 to 29): the layout from a PNM or
-BMP header, found from exactly the bytes before the pixels, and the image
-models on real photos, decoded in fresh processes."""
+"""Images (fade.statistics.pixels and .image, models 24 to 29): the layout
+from a PNM or BMP header, found from exactly the bytes before the pixels,
+and the image models on real photos, decoded in fresh processes."""
 
 import struct
 
