@@ -265,12 +265,13 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
         key | (ne << 24) | _against(buffer, here, back_ne, last, last2), 145)
     median16 = 0
     whole = pixel == 2 and plane == 0 and left and up  # a 16-bit sample's high byte
-    wide = (w, n, nw, ne, nee, ww, nn, nne, nww, nnw)
+    # (for a high byte, below: its neighbours as whole samples)
+    samples = (w, n, nw, ne, nee, ww, nn, nne, nww, nnw)
     if whole:
         # A 16-bit gray sample's high byte: the whole samples' median and
         # gradient, to a 16th of a byte (how near a carry the low byte is).
-        wide = _neighbours(buffer, here, WHOLE, x, y, stride, pixel, row)
-        w16, n16, nw16 = wide[0], wide[1], wide[2]
+        samples = _neighbours(buffer, here, WHOLE, x, y, stride, pixel, row)
+        w16, n16, nw16 = samples[0], samples[1], samples[2]
         low16, high16 = min(w16, n16), max(w16, n16)
         median16 = low16 if nw16 >= high16 else (high16 if nw16 <= low16 else w16 + n16 - nw16)
         gradient16 = min(max(w16 + n16 - nw16, 0), 65535)
@@ -295,7 +296,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     if whole:
         # A 16-bit gray sample's high byte: the predictions made of the whole
         # samples, then their high bytes (which know where a carry is near).
-        w, n, nw, ne, nee, ww, nn, nne, nww, nnw = wide
+        w, n, nw, ne, nee, ww, nn, nne, nww, nnw = samples
         _plane_predictions(streams, s, w, n, nw, ne, nn, nne, ww, nww, nnw, nee,
                            (w + ne + 1) >> 1, 2 * n - nn, (w + n + 1) >> 1, 8)
         _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
@@ -414,15 +415,15 @@ def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right
 
 @nb.njit(**INLINE)
 def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, right,
-                      wide, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, shift):
+                      view, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, shift):
     """Predictions 16 to 23 of a gray pixel's byte: longer gradients (the
-    neighbours and `wide` as `_px` reads them; `shift` as `_scaled`'s)."""
-    nnn = _px(buffer, here, wide, 3 * stride) if y >= 3 else nn
-    www = _px(buffer, here, wide, 3 * pixel) if x >= 3 * pixel else ww
-    nwww = _px(buffer, here, wide, stride + 3 * pixel) if up and x >= 3 * pixel else nww
-    nnww = _px(buffer, here, wide, 2 * stride + 2 * pixel) if y >= 2 and x >= 2 * pixel \
+    neighbours and `view` as `_px` reads them; `shift` as `_scaled`'s)."""
+    nnn = _px(buffer, here, view, 3 * stride) if y >= 3 else nn
+    www = _px(buffer, here, view, 3 * pixel) if x >= 3 * pixel else ww
+    nwww = _px(buffer, here, view, stride + 3 * pixel) if up and x >= 3 * pixel else nww
+    nnww = _px(buffer, here, view, 2 * stride + 2 * pixel) if y >= 2 and x >= 2 * pixel \
         else nnw
-    nnee = _px(buffer, here, wide, 2 * stride - 2 * pixel) if y >= 2 and x + 2 * pixel < \
+    nnee = _px(buffer, here, view, 2 * stride - 2 * pixel) if y >= 2 and x + 2 * pixel < \
         streams[s, S_IMAGE_ROW] else nne
     low = min(min(w, n), min(ne, nw))
     high = max(max(w, n), max(ne, nw))
