@@ -240,3 +240,33 @@ def test_sixteen_bit_high_bytes_predicted_from_whole_samples():
     predictions = tables.streams[0, S_IMAGE_PREDICTIONS:S_IMAGE_PREDICTIONS + 24] & 255
     assert predictions[0] == 3  # W + N - NW of the samples, not of the high bytes (2)
     assert predictions[2] == 1 and predictions[3] == 2  # W's and N's high bytes
+
+
+def test_sixteen_bit_low_bytes_see_the_samples_before_as_eight_bit_gray_does():
+    """A 16-bit gray sample's low byte takes its neighbours' samples less its
+    own high byte (`_px`); "the bytes before" and their neighbours, which
+    8-bit gray reads as W, WW and W's neighbours, are those samples too, not
+    its own high byte and W's. With a high byte of 1 and W = 0x01F0,
+    WW = 0x0105, N = 0x0220, NW = 0x0150 and NWW = 0x00F0 (seen as 240, 5,
+    288, 80 and -16), the least-squares inputs are W less its neighbours."""
+    import dataclasses
+
+    from fade.config import LEVELS
+    from fade.statistics.coding import Tables
+    from fade.statistics.predictor import begin_image, begin_streams, encode_range
+    from fade.statistics.state import S_OLS_INPUTS
+    samples = np.array([[0x00F0, 0x0150, 0x0220], [0x0105, 0x01F0, 0x0180]], dtype=">u2")
+    head = b"P5\n3 2\n65535\n"
+    data = np.frombuffer(head + samples.tobytes(), dtype=np.uint8)
+    layout = image_layout(data)
+    assert layout is not None and layout.pixel == 2 and layout.stride == 6
+    config = dataclasses.replace(LEVELS["default"].statistics, model=25)
+    tables = Tables.build(config, 1, len(data))
+    begin_streams(tables, np.zeros(1, np.int64), np.array([len(data)], np.int64))
+    out = np.zeros(4 * len(data) + 64, dtype=np.uint8)
+    encode_range(tables, data, 0, layout.start, out)
+    begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row, layout.pixel)
+    encode_range(tables, data, layout.start, len(data) - 1, out)  # up to the last low byte
+    inputs = tables.streams[0, S_OLS_INPUTS + 7:S_OLS_INPUTS + 15]
+    # W less WW, NW, NWW and N; WW less WWW (none: WW) and NWW; NW less NWW; N less NW
+    assert list(inputs) == [235, 160, 256, -48, 0, 21, 96, 208]

@@ -132,11 +132,17 @@ def _plane_predictions(streams, s, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, mov
 
 
 @nb.njit(**INLINE)
-def _against(buffer, here, back, last1, last2):
+def _against(buffer, here, back, last1, last2, view, pixel):
     """last1 and last2 (the two bytes before here) less the two before the
-    byte `back` bytes back (0 and 0 without one), 12 bits each."""
+    byte `back` bytes back (0 and 0 without one), 12 bits each; for a 16-bit
+    low byte (`view` its high byte), less that neighbour's W and WW as `_px`
+    sees them."""
     if back == 0:
         return np.int64(0)
+    if view >= 0:
+        one = min(max(last1 - _px(buffer, here, view, back + pixel) + 2048, 0), 4095)
+        two = min(max(last2 - _px(buffer, here, view, back + 2 * pixel) + 2048, 0), 4095)
+        return (one << 12) | two
     one = last1 - _at(buffer, here, back + 1) + 2048
     two = last2 - _at(buffer, here, back + 2) + 2048
     return (one << 12) | two
@@ -213,6 +219,14 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     last2 = _at(buffer, here, 2)
     w2 = _at(buffer, here, pixel + 2) if left else last2
     n2 = _at(buffer, here, stride + 2) if up else last2
+    if upper >= 0:
+        # A 16-bit gray sample's low byte: its own high byte is in the view,
+        # so the bytes before are W's and WW's samples as it sees them, as
+        # in 8-bit gray, and theirs W's neighbours.
+        last, last2 = _clip(w), _clip(ww)
+        w1, n1, nw1, ne1 = ww, nw, nww, n
+        w2 = _px(buffer, here, upper, 3 * pixel) if x >= 3 * pixel else ww
+        n2 = nww
     gradient = _clip(w + n - nw)
     low, high = min(w, n), max(w, n)
     median = low if nw >= high else (high if nw <= low else w + n - nw)
@@ -256,13 +270,13 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     back_nw = stride + pixel if up and left else back_n
     back_ne = stride - pixel if up and right else back_n
     scratch[h + 12] = context_hash(
-        key | (w << 24) | _against(buffer, here, back_w, last, last2), 142)
+        key | (w << 24) | _against(buffer, here, back_w, last, last2, upper, pixel), 142)
     scratch[h + 13] = context_hash(
-        key | (n << 24) | _against(buffer, here, back_n, last, last2), 143)
+        key | (n << 24) | _against(buffer, here, back_n, last, last2, upper, pixel), 143)
     scratch[h + 14] = context_hash(
-        key | (nw << 24) | _against(buffer, here, back_nw, last, last2), 144)
+        key | (nw << 24) | _against(buffer, here, back_nw, last, last2, upper, pixel), 144)
     scratch[h + 15] = context_hash(
-        key | (ne << 24) | _against(buffer, here, back_ne, last, last2), 145)
+        key | (ne << 24) | _against(buffer, here, back_ne, last, last2, upper, pixel), 145)
     median16 = 0
     whole = pixel == 2 and plane == 0 and left and up  # a 16-bit sample's high byte
     # (for a high byte, below: its neighbours as whole samples)
