@@ -85,6 +85,12 @@ _PCM = np.stack([_LEFT, _RIGHT], axis=1).astype("<i2").tobytes()
 _FMT = struct.pack("<HHIIHH", 1, 2, 16000, 64000, 4, 16)
 AUDIO = b"RIFF" + struct.pack("<I", 36 + len(_PCM)) + b"WAVEfmt " + struct.pack("<I", 16) + \
     _FMT + b"data" + struct.pack("<I", len(_PCM)) + _PCM
+# Stereo whose channels move apart (the left as above, the right a tone of
+# its own): a channel coded as it is, not as its side, after a few samples.
+_APART = np.stack([_LEFT, (3000 * np.sin(_TIME * 0.02)).astype(np.int16)], axis=1)
+_PCM_APART = _APART.astype("<i2").tobytes()
+AUDIO_APART = b"RIFF" + struct.pack("<I", 36 + len(_PCM_APART)) + b"WAVEfmt " + \
+    struct.pack("<I", 16) + _FMT + b"data" + struct.pack("<I", len(_PCM_APART)) + _PCM_APART
 # The same as 24-bit samples, their low byte 0 but in the last (wasted bits,
 # then not): what models 21 to 23 do with 24 bits.
 _WIDE = np.stack([_LEFT, _RIGHT], axis=1).astype(np.int64).reshape(-1) << 8
@@ -192,6 +198,7 @@ ARCHIVES = {
     "statistics-default-audio": (AUDIO, dict(level="default", method="statistics")),
     "statistics-max-audio": (AUDIO, dict(level="max", method="statistics")),
     "statistics-default-audio24": (AUDIO24, dict(level="default", method="statistics")),
+    "statistics-default-audio-apart": (AUDIO_APART, dict(level="default", method="statistics")),
     "statistics-image": (IMAGE, dict(level="fast", method="statistics")),
     "statistics-default-image": (IMAGE, dict(level="default", method="statistics")),
     "statistics-max-image": (IMAGE, dict(level="max", method="statistics")),

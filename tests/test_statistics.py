@@ -928,6 +928,24 @@ def test_audio_predictor_learns_a_tone_quickly():
     assert np.abs(residuals[500:]).mean() < 4
 
 
+def test_a_channel_that_does_not_move_with_the_first_is_coded_as_it_is():
+    """A second channel is coded as its side (less the first) while that
+    moves less than the channel itself, else as it is: a tone beside
+    full-scale noise leaves residuals of a few units, where its side would
+    carry the noise; the same tone in both channels keeps the side (0)."""
+    from fade.statistics.audio import to_residuals
+    from fade.statistics.parts import F_AUDIO
+    t = np.arange(4000)
+    tone = np.round(9000 * np.sin(0.05 * t) + 6000 * np.sin(0.31 * t + 1)).astype(np.int64)
+    noise = np.random.default_rng(3).integers(-20000, 20000, len(t))
+    for first, expected in ((noise, 4), (tone, 1)):
+        samples = np.stack([first, tone], axis=1).reshape(-1)
+        coded = to_residuals(np.frombuffer(_wav(samples, 2), dtype=np.uint8), F_AUDIO)
+        zigzag = coded[44:].view(">u2").astype(np.int64)[1::2]  # the second channel's
+        residuals = (zigzag >> 1) ^ -(zigzag & 1)
+        assert np.abs(residuals[1000:]).mean() < expected
+
+
 def test_wasted_low_bits_stay_cheap():
     """Samples whose low bits are all 0 (16-bit audio in a 24-bit file,
     12-bit samples in 16) keep them 0 in their residuals: the audio models

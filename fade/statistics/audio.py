@@ -8,9 +8,15 @@ samples from them after decoding (`from_residuals`), as the x86 models code
 addresses (fade.statistics.x86). In the file's order of its samples, each
 channel with predictors of its own:
 
-- the sample, less the first channel's sample at the same time for every
-  channel after the first (stereo's side: two channels that move together
-  leave little), wrapped to the sample's bits;
+- the sample, less the first channel's sample at the same time for a
+  channel after the first while that side has moved less than the channel
+  itself (stereo's side: two channels that move together leave little; two
+  that do not would each carry the other's moves), wrapped to the sample's
+  bits: decayed sums of the channel's moves each way (1/2^SIDE_DECAY a
+  sample) choose, from the samples already coded, and the choice changes
+  where the other way has moved a quarter less (from SIDE_START samples
+  on; the least squares' inputs below are then moved to the new way and
+  its sums start again);
 - d, that less the channel's previous one (first-order difference);
 - a prediction of d by least squares from the channel's OLS_ORDER previous
   differences (and, with more than one channel, OLS_CROSS moves of the
@@ -65,6 +71,9 @@ OLS_RIDGE, OLS_SCALE, OLS_FRACTION, OLS_WEIGHTS, OLS_LIMIT = 20, 50, 16, 1 << 24
 # fine beside them where the samples are quiet.
 OLS_PRODUCT, OLS_FLOOR = 8, 16
 OLS_ROUND = 1 << (OLS_DECAY - 1)
+# The decay of a channel's moves, as its side and as it is (1/2^10 a sample),
+# and the time before which it keeps its side whatever they say.
+SIDE_DECAY, SIDE_START = 10, 256
 MAX_CHANNELS = 8
 _PCM, _EXTENSIBLE = 1, 0xFFFE
 # WAVE_FORMAT_EXTENSIBLE's sub-format for PCM: its GUID's last 14 bytes
@@ -274,6 +283,11 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
     weights, inputs = np.zeros((channels, size), np.int64), np.zeros((channels, size), np.int64)
     lower, work = np.zeros((size, size), np.int64), np.zeros(2 * size, np.int64)
     previous, seen = np.zeros(channels, np.int64), np.zeros(channels, np.int64)
+    # a channel after the first: coded as its side (less the first) or as it
+    # is, whichever moved less lately (decayed sums of its moves each way)
+    side = np.ones(channels, np.bool_)
+    moves = np.zeros((channels, 2), np.int64)
+    firsts = np.zeros(OLS_ORDER, np.int64)  # the first channel's moves, newest first
     for k in range(count):
         for channel in range(channels):
             at = (k * channels + channel) * width
@@ -303,7 +317,7 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
             second = _predicted(short_weights[channel], short_inputs[channel])
             low = (1 << wasted) - 1
             both = ((least + first + second) >> wasted) << wasted
-            base = 0 if channel == 0 else recent[0, 0]
+            base = recent[0, 0] if channel > 0 and side[channel] else 0
             if forward:
                 value = ((word - base + half) & mask) - half
                 error = ((value - previous[channel] - both + half) & mask) - half
@@ -339,3 +353,32 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
             _learn(long_weights[channel], long_inputs[channel], missed - first, STEP, missed)
             _learn(short_weights[channel], short_inputs[channel], missed - first - second,
                    SHORT_STEP, missed - first)
+            if channel == 0:
+                if channels > 1:
+                    for i in range(OLS_ORDER - 1, 0, -1):
+                        firsts[i] = firsts[i - 1]
+                    firsts[0] = recent[0, 0] - recent[0, 1]
+                continue
+            own = recent[channel, 0] - recent[channel, 1]
+            moves[channel, 0] += abs(own - firsts[0]) - (moves[channel, 0] >> SIDE_DECAY)
+            moves[channel, 1] += abs(own) - (moves[channel, 1] >> SIDE_DECAY)
+            was = side[channel]
+            if k < SIDE_START:  # (too few moves yet to tell)
+                continue
+            if was and 4 * moves[channel, 1] < 3 * moves[channel, 0]:
+                side[channel] = False
+            elif not was and 4 * moves[channel, 0] < 3 * moves[channel, 1]:
+                side[channel] = True
+            if side[channel] != was:
+                # the value before and the least squares' inputs in the new
+                # way (adding or taking off the first channel's moves), and
+                # its sums started again
+                sign = -1 if side[channel] else 1
+                before = recent[channel, 0] + (sign * recent[0, 0] if side[channel] else 0)
+                previous[channel] = ((before + half) & mask) - half
+                shift = _wasted(seen[channel], bits)
+                for i in range(OLS_ORDER):
+                    moved = x[i] + sign * (firsts[i] >> shift)
+                    x[i] = min(max(moved, -OLS_LIMIT), OLS_LIMIT)
+                matrix[channel, :, :] = 0
+                vector[channel, :] = 0
