@@ -162,10 +162,10 @@ MODELS: tuple[Model, ...] = (
     Model(_BINARY | F_RECORDS | F_AUDIO, 19, "fast", "audio",
           "`fast`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
           "the samples coded as the residuals of a predictor (each channel's first "
-          "differences, the side from the second channel on, predicted by least squares of "
-          "order 48 solved in integers every 8 samples, then sign-sign LMS filters of orders "
-          "16 and 4 in cascade; low bits that every sample left 0 kept 0), zigzagged, high "
-          "byte first"),
+          "differences, from the second channel on its side where that moves less, "
+          "predicted by least squares of order 48 solved in integers every 8 samples, then "
+          "sign-sign LMS filters of orders 16 and 4 in cascade; low bits that every sample "
+          "left 0 kept 0), zigzagged, high byte first"),
     Model(_M1 | _BINARY | F_RECORDS | F_AUDIO, 20, "default", "audio",
           "`default`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
           "the residuals of model 21"),
