@@ -207,18 +207,37 @@ def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
     assert result.returncode == 0 and result.stdout == image
 
 
+def _sixteen_bit_coded(samples, left):
+    """Model 25's tables after coding `samples` (big-endian 16-bit, rows by
+    columns) as a PGM up to its last `left` bytes, the layout taken from the
+    header as coding.py takes it: the image contexts of the next byte made."""
+    import dataclasses
+
+    from fade.config import LEVELS
+    from fade.statistics.coding import Tables
+    from fade.statistics.predictor import begin_image, begin_streams, encode_range
+    head = b"P5\n%d %d\n65535\n" % (samples.shape[1], samples.shape[0])
+    data = np.frombuffer(head + samples.tobytes(), dtype=np.uint8)
+    layout = image_layout(data)
+    assert layout is not None and layout.pixel == 2 and layout.start == len(head)
+    assert layout.stride == 2 * samples.shape[1]
+    config = dataclasses.replace(LEVELS["default"].statistics, model=25)
+    tables = Tables.build(config, 1, len(data))
+    begin_streams(tables, np.zeros(1, np.int64), np.array([len(data)], np.int64))
+    out = np.zeros(4 * len(data) + 64, dtype=np.uint8)
+    encode_range(tables, data, 0, layout.start, out)
+    begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row, layout.pixel)
+    encode_range(tables, data, layout.start, len(data) - left, out)
+    return tables
+
+
 def test_sixteen_bit_high_bytes_predicted_from_whole_samples():
     """A 16-bit gray sample's high byte is predicted by the predictions of
     the neighbours' whole samples, then their high bytes (`_neighbours`
     with WHOLE, `_scaled`), so a carry below is seen: with W = 0x01F0,
     N = 0x0220 and NW = 0x0110 (W + N - NW = 0x0300), the gradient
     predicts a high byte of 3, where the high bytes' own gradient says 2."""
-    import dataclasses
-
-    from fade.config import LEVELS
-    from fade.statistics.coding import Tables
     from fade.statistics.image import WHOLE, _px, _scaled
-    from fade.statistics.predictor import begin_image, begin_streams, encode_range
     from fade.statistics.state import S_IMAGE_PREDICTIONS
     buffer = np.frombuffer(bytes([0x01, 0xFE, 0x02, 0x03]), dtype=np.uint8)
     assert _px(buffer, 4, WHOLE, 4) == 0x01FE and _px(buffer, 4, WHOLE, 2) == 0x0203
@@ -226,17 +245,7 @@ def test_sixteen_bit_high_bytes_predicted_from_whole_samples():
     assert _scaled(300, 0) == 255 and _scaled(17, 0) == 17
     samples = np.full((2, 2), 0x0110, dtype=">u2")
     samples[0, 1], samples[1, 0], samples[1, 1] = 0x0220, 0x01F0, 0x0300
-    head = b"P5\n2 2\n65535\n"
-    data = np.frombuffer(head + samples.tobytes(), dtype=np.uint8)
-    layout = image_layout(data)
-    assert layout is not None and layout.pixel == 2 and layout.start == len(head)
-    config = dataclasses.replace(LEVELS["default"].statistics, model=25)
-    tables = Tables.build(config, 1, len(data))
-    begin_streams(tables, np.zeros(1, np.int64), np.array([len(data)], np.int64))
-    out = np.zeros(4 * len(data) + 64, dtype=np.uint8)
-    encode_range(tables, data, 0, layout.start, out)
-    begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row, layout.pixel)
-    encode_range(tables, data, layout.start, len(data) - 2, out)  # up to the last high byte
+    tables = _sixteen_bit_coded(samples, 2)  # up to the last high byte
     predictions = tables.streams[0, S_IMAGE_PREDICTIONS:S_IMAGE_PREDICTIONS + 24] & 255
     assert predictions[0] == 3  # W + N - NW of the samples, not of the high bytes (2)
     assert predictions[2] == 1 and predictions[3] == 2  # W's and N's high bytes
@@ -249,24 +258,9 @@ def test_sixteen_bit_low_bytes_see_the_samples_before_as_eight_bit_gray_does():
     its own high byte and W's. With a high byte of 1 and W = 0x01F0,
     WW = 0x0105, N = 0x0220, NW = 0x0150 and NWW = 0x00F0 (seen as 240, 5,
     288, 80 and -16), the least-squares inputs are W less its neighbours."""
-    import dataclasses
-
-    from fade.config import LEVELS
-    from fade.statistics.coding import Tables
-    from fade.statistics.predictor import begin_image, begin_streams, encode_range
     from fade.statistics.state import S_OLS_INPUTS
     samples = np.array([[0x00F0, 0x0150, 0x0220], [0x0105, 0x01F0, 0x0180]], dtype=">u2")
-    head = b"P5\n3 2\n65535\n"
-    data = np.frombuffer(head + samples.tobytes(), dtype=np.uint8)
-    layout = image_layout(data)
-    assert layout is not None and layout.pixel == 2 and layout.stride == 6
-    config = dataclasses.replace(LEVELS["default"].statistics, model=25)
-    tables = Tables.build(config, 1, len(data))
-    begin_streams(tables, np.zeros(1, np.int64), np.array([len(data)], np.int64))
-    out = np.zeros(4 * len(data) + 64, dtype=np.uint8)
-    encode_range(tables, data, 0, layout.start, out)
-    begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row, layout.pixel)
-    encode_range(tables, data, layout.start, len(data) - 1, out)  # up to the last low byte
+    tables = _sixteen_bit_coded(samples, 1)  # up to the last low byte
     inputs = tables.streams[0, S_OLS_INPUTS + 7:S_OLS_INPUTS + 15]
     # W less WW, NW, NWW and N; WW less WWW (none: WW) and NWW; NW less NWW; N less NW
     assert list(inputs) == [235, 160, 256, -48, 0, 21, 96, 208]

@@ -374,7 +374,7 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
                 # way (adding or taking off the first channel's moves), and
                 # its sums started again
                 sign = -1 if side[channel] else 1
-                before = recent[channel, 0] + (sign * recent[0, 0] if side[channel] else 0)
+                before = recent[channel, 0] - (recent[0, 0] if side[channel] else 0)
                 previous[channel] = ((before + half) & mask) - half
                 shift = _wasted(seen[channel], bits)
                 for i in range(OLS_ORDER):

@@ -210,15 +210,6 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     right = x + pixel < row
     w, n, nw, ne, nee, ww, nn, nne, nww, nnw = _neighbours(buffer, here, upper, x, y, stride,
                                                            pixel, row)
-    # The last byte's own neighbours (the plane before, or W's last plane).
-    w1 = _at(buffer, here, pixel + 1) if left else last
-    n1 = _at(buffer, here, stride + 1) if up else last
-    nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
-    ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
-    # ... and the byte two back's.
-    last2 = _at(buffer, here, 2)
-    w2 = _at(buffer, here, pixel + 2) if left else last2
-    n2 = _at(buffer, here, stride + 2) if up else last2
     if upper >= 0:
         # A 16-bit gray sample's low byte: its own high byte is in the view,
         # so the bytes before are W's and WW's samples as it sees them, as
@@ -227,6 +218,16 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
         w1, n1, nw1, ne1 = ww, nw, nww, n
         w2 = _px(buffer, here, upper, 3 * pixel) if x >= 3 * pixel else ww
         n2 = nww
+    else:
+        # The last byte's own neighbours (the plane before, or W's last plane).
+        w1 = _at(buffer, here, pixel + 1) if left else last
+        n1 = _at(buffer, here, stride + 1) if up else last
+        nw1 = _at(buffer, here, stride + pixel + 1) if up and left else n1
+        ne1 = _at(buffer, here, stride - pixel + 1) if up and right else n1
+        # ... and the byte two back's.
+        last2 = _at(buffer, here, 2)
+        w2 = _at(buffer, here, pixel + 2) if left else last2
+        n2 = _at(buffer, here, stride + 2) if up else last2
     gradient = _clip(w + n - nw)
     low, high = min(w, n), max(w, n)
     median = low if nw >= high else (high if nw <= low else w + n - nw)
