@@ -196,7 +196,8 @@ class StatisticsConfig:
     34 and 35 7, 8 and 9 with log lines' tokens as fields; 36 is 6 with
     bit-history states and word contexts (fade.statistics.histories,
     .words); 37 and 38, the default's and max's models for text, are 1
-    and 36 with those and three more APMs."""
+    and 36 with those and three more APMs; 39 to 44 are 24 to 29 coding a
+    colour image's pixels as green and differences (fade.statistics.colour)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -213,7 +214,8 @@ class StatisticsConfig:
 
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
-        "table", "markup", "log", "dna", "x86", "audio", "image" or "binary"): a level's model
+        "table", "markup", "log", "dna", "x86", "audio", "image", "pixels", each of
+        those two with "-green", or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): levels fast and default (text
         models 0 and 37) code bytes that are not text with models 19 and
@@ -223,7 +225,8 @@ class StatisticsConfig:
         bytes, with 9), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
         and BMP images with 24 and 25 (6 with 26) and raw pixels with 27
-        and 28 (6 with 29), markup (XML, HTML) with 30 and 31 (6 with
+        and 28 (6 with 29), or 39 and 40 (41), 42 and 43 (44) where their
+        colours pay as green and differences, markup (XML, HTML) with 30 and 31 (6 with
         32) and log lines with 33 and 34 (6 with 35)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)

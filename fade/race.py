@@ -26,6 +26,7 @@ import numpy as np
 
 from fade import statistics
 from fade.statistics.audio import wav_layout
+from fade.statistics.colour import green_layout, green_pays
 from fade.statistics.pixels import image_layout, raw_layout
 from fade.statistics.parts import DELIMITERS
 from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
@@ -355,11 +356,17 @@ class Screen:
     audio: bool = False  # not text: a WAV file of 16- or 24-bit PCM (wav_layout)
     image: bool = False  # a binary PNM or uncompressed BMP image (image_layout)
     pixels: bool = False  # not text: raw pixels of an image without a header (raw_layout)
+    green: bool = False  # an image or pixels whose colours code smaller as green and differences
     markup: bool = False  # text: XML, HTML (`markup`)
     log: bool = False  # text: log lines (`log_lines`)
 
     @classmethod
-    def of(cls, data: bytes) -> "Screen":
+    def of(cls, data: bytes, measure: bool = False) -> "Screen":
+        """What `data` is. With `measure`, a colour image (or raw colour
+        pixels) is also coded in part both ways, to find whether its colours
+        pay as green and differences (fade.statistics.colour.green_pays: a
+        second or two a megabyte; what picks the model a whole input is
+        coded with measures, not a screen of a window of it)."""
         symbols = np.frombuffer(data, dtype=np.uint8)
         text = int(_TEXT_BYTES[symbols].sum())
         high = int((symbols >= 128).sum())
@@ -369,12 +376,14 @@ class Screen:
         share = text / max(len(data), 1)
         layout = image_layout(symbols)  # (whatever share of its pixels reads as text)
         if layout is not None and layout.start < len(data):
-            return cls(len(data), share, image=True)
+            return cls(len(data), share, image=True,
+                       green=measure and green_pays(data, green_layout(symbols)))
         if share < TEXT_SHARE:
             if wav_layout(symbols) is not None:
                 return cls(len(data), share, audio=True)
-            if raw_layout(symbols) is not None:
-                return cls(len(data), share, pixels=True)
+            raw = raw_layout(symbols)
+            if raw is not None:
+                return cls(len(data), share, pixels=True, green=measure and green_pays(data, raw))
             return cls(len(data), share, x86=len(symbols) > 4 and machine_code(symbols))
         dna = nucleotides(symbols)
         table = not dna and delimited(symbols)
@@ -389,10 +398,12 @@ class Screen:
     @property
     def kind(self) -> str:
         """"text", "table", "markup", "log", "dna", "x86", "audio", "image",
-        "pixels" or "binary": what picks a level's statistics model
+        "pixels" (each of those two with "-green" where `of` measured that
+        its colours pay as green and differences) or "binary": what picks a
+        level's statistics model
         (StatisticsConfig.for_kind)."""
         if self.image or self.pixels:
-            return "image" if self.image else "pixels"
+            return ("image" if self.image else "pixels") + ("-green" if self.green else "")
         if not self.is_text:
             return "audio" if self.audio else "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "markup" if self.markup \
@@ -407,7 +418,8 @@ class Screen:
         """What the bytes are, in words."""
         if self.image or self.pixels:
             what = "an image" if self.image else "raw pixels"
-            return f"{what} ({self.text:.1%} of the bytes text)"
+            colours = ", its colours as green and differences" if self.green else ""
+            return f"{what} ({self.text:.1%} of the bytes text{colours})"
         if self.is_text:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
                     else "markup" if self.markup else "log lines" if self.log else "text")

@@ -208,7 +208,8 @@ class Settings:
         # whether the network runs. A hybrid mixes the level's own model: with
         # the network beside it, model 5 gains nothing on binaries (mapsdatazrh
         # +0.07% against model 1; docs/statistics.md, "Models 4 to 6").
-        screen = race.Screen.of(data) if data is not None and chosen is not None else None
+        screen = race.Screen.of(data, measure=True) if data is not None and chosen is not None \
+            else None
         statistics = self._level_statistics(chosen, "text" if screen is None else screen.kind)
         alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen) \
             if statistics is not None else None

@@ -111,6 +111,13 @@ _GRAY = np.clip(_SMOOTH[:24, :40] * 1.2, 0, 255).astype(np.uint8)
 IMAGE_BMP = b"BM" + struct.pack("<IHHI", 1078 + 40 * 24, 0, 0, 1078) + \
     struct.pack("<IiiHHIIiiII", 40, 40, 24, 1, 8, 0, 40 * 24, 2835, 2835, 256, 0) + \
     bytes(b for v in range(256) for b in (v, v, v, 0)) + _GRAY[::-1].tobytes()
+# And a photo that went through JPEG (its colours stored at half the width):
+# 160x24 pixels of tests/corpus/chelsea.ppm (from its 10th row and 100th
+# column), which models 39 to 41 code as green and differences.
+_CHELSEA = (Path(__file__).resolve().parent.parent / "tests" / "corpus" /
+            "chelsea.ppm").read_bytes()
+IMAGE_GREEN = b"P6\n160 24\n255\n" + b"".join(
+    _CHELSEA[15 + y * 1353 + 300:15 + y * 1353 + 780] for y in range(10, 34))
 # And a 40x24 16-bit gray one as PGM (the same planes, 60 times as deep, so
 # the samples cross multiples of 256: a high byte's carries): model 25's
 # 16-bit views (the low byte of whole samples less its high byte's; the
@@ -204,6 +211,10 @@ ARCHIVES = {
     "statistics-max-image": (IMAGE, dict(level="max", method="statistics")),
     "statistics-default-image-bmp": (IMAGE_BMP, dict(level="default", method="statistics")),
     "statistics-default-image16": (IMAGE16, dict(level="default", method="statistics")),
+    "statistics-image-green": (IMAGE_GREEN, dict(level="fast", method="statistics")),
+    "statistics-default-image-green": (IMAGE_GREEN, dict(level="default",
+                                                         method="statistics")),
+    "statistics-max-image-green": (IMAGE_GREEN, dict(level="max", method="statistics")),
     # The colour image's pixels alone (raw, 4,608 bytes): models 27 to 29.
     "statistics-default-pixels": (IMAGE[13:], dict(level="default", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",

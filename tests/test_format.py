@@ -248,7 +248,8 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 22, "default-audio24"), ("default", 22, "default-audio-apart"),
     ("fast", 24, "image"), ("default", 25, "default-image"),
     ("max", 26, "max-image"), ("default", 25, "default-image-bmp"),
-    ("default", 25, "default-image16"),
+    ("default", 25, "default-image16"), ("fast", 39, "image-green"),
+    ("default", 40, "default-image-green"), ("max", 41, "max-image-green"),
     ("default", 28, "default-pixels"), ("fast", 30, "markup"), ("default", 31, "default-markup"),
     ("max", 32, "max-markup"), ("fast", 33, "log"), ("default", 34, "default-log"),
     ("max", 35, "max-log"), ("max", 36, "max36"), ("default", 37, "default37"),
@@ -264,7 +265,9 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     14 and 15 in an early build of fade 0.11, asked for by number; models 16,
     17 and 18 after it), on 16-bit PCM audio (models 21, 22 and 23; 24-bit at
     the default), on images (models 24, 25 and 26; a BMP and a 16-bit gray
-    image at the default), on raw pixels (model 28 at the default), on markup
+    image at the default), on a photo whose colours pay as green and
+    differences (models 39, 40 and 41), on raw pixels (model 28 at the
+    default), on markup
     (models 30, 31 and 32) and on log lines (33, 34 and 35); level max's text
     from fade 0.11's release (model 36, model 6 before it); and the default's
     and max's text from fade 0.11 (models 37 and 38; models 1 and 36 before
@@ -273,7 +276,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
-    kind = race.Screen.of(original).kind
+    kind = race.Screen.of(original, measure=True).kind
     assert kind == (MODELS[model].kind or "text")
     mixing = LEVELS[level].statistics
     # A model its level no longer writes for these bytes (an earlier one): asked for by number.

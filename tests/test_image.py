@@ -1,4 +1,5 @@
-"""Images (fade.statistics.pixels and .image, models 24 to 29): the layout
+"""Images (fade.statistics.pixels, .image and .colour, models 24 to 29 and
+39 to 44): the layout
 from a PNM or BMP header, found from exactly the bytes before the pixels,
 and the image models on real photos, decoded in fresh processes."""
 
@@ -9,6 +10,8 @@ import pytest
 
 import fade
 from fade import race
+from fade.statistics.colour import from_green, to_green
+from fade.statistics.parts import F_GREEN
 from fade.statistics.pixels import HEAD_LIMIT, Layout, image_layout, raw_layout
 
 from conftest import corpus_file, run_fade
@@ -72,7 +75,8 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     """race.Screen finds a gray and a colour photo (and the gray one as a
     BMP) to be images, whatever share of their bytes reads as text, and
     other data not; levels fast, default and max code them with models 24,
-    25 and 26, smaller than with the models for other bytes (19, 20 and 6;
+    25 and 26 (39, 40 and 41 where their colours pay as green and
+    differences), smaller than with the models for other bytes (19, 20 and 6;
     at the default and max by at least 8%), and they decode in a fresh
     process."""
     for name in ("alice29.txt", "mapsdatazrh", "pydub-test4.wav"):
@@ -86,7 +90,10 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
                                         ("max", 26, 6, 0.92)):
         for name, photo in photos.items():
             archive = fade.compress(photo, level=level, method="statistics")
-            assert fade.read_header(archive).statistics.model == model
+            # (the colour photo went through JPEG: its colours pay as green and
+            # differences, models 39 to 41)
+            assert fade.read_header(archive).statistics.model == \
+                model + (15 if name == "chelsea.ppm" else 0), (level, name)
             against = fade.compress(photo, level=level, method="statistics",
                                     statistics_model=other)
             assert len(archive) < margin * len(against), (level, name)
@@ -155,7 +162,8 @@ def test_raw_pixels_measured():
 
 def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     """Levels fast, default and max code raw pixels with models 27, 28 and
-    29 (a PNM header of the measured layout coded first and dropped by the
+    29, or 42, 43 and 44 where their colours pay as green and differences
+    (a PNM header of the measured layout coded first and dropped by the
     decoder), smaller than with the models for other bytes (by 8% at the
     default and max), at most 0.5% larger than the same image with its
     header; they decode in a fresh process. Forced on other bytes, a pixel
@@ -163,8 +171,9 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     photo = _pixels("chelsea.ppm", 30)
     assert race.Screen.of(photo).kind == "pixels"
     headed = b"P6\n451 30\n255\n" + photo
-    for level, model, other, margin in (("fast", 27, 19, 1.0), ("default", 28, 20, 0.92),
-                                        ("max", 29, 6, 0.92)):
+    # (its colours pay as green and differences: models 42 to 44)
+    for level, model, other, margin in (("fast", 42, 19, 1.0), ("default", 43, 20, 0.92),
+                                        ("max", 44, 6, 0.92)):
         archive = fade.compress(photo, level=level, method="statistics")
         assert fade.read_header(archive).statistics.model == model
         against = fade.compress(photo, level=level, method="statistics", statistics_model=other)
@@ -264,3 +273,63 @@ def test_sixteen_bit_low_bytes_see_the_samples_before_as_eight_bit_gray_does():
     inputs = tables.streams[0, S_OLS_INPUTS + 7:S_OLS_INPUTS + 15]
     # W less WW, NW, NWW and N; WW less WWW (none: WW) and NWW; NW less NWW; N less NW
     assert list(inputs) == [235, 160, 256, -48, 0, 21, 96, 208]
+
+
+def _unmoved(photo: bytes, start: int, width: int) -> bytes:
+    """`photo` (pixels from `start`, rows of `width` pixels) with its green
+    taken from 7 rows below and its blue from 13 rows to the right, each
+    wrapping: the same planes, which no longer move together."""
+    pixels = np.frombuffer(photo[start:], np.uint8)
+    pixels = pixels[:len(pixels) // (3 * width) * 3 * width].reshape(-1, width, 3).copy()
+    pixels[..., 1] = np.roll(pixels[..., 1], -7, axis=0)
+    pixels[..., 2] = np.roll(pixels[..., 2], -13, axis=1)
+    return photo[:start] + pixels.tobytes()
+
+
+def test_colours_as_green_and_differences_where_that_pays(tmp_path):
+    """fade.statistics.colour: a colour image's pixels become green, red
+    less green and blue less green (modulo 256, plus 128) and back, its
+    header, a BMP's row padding, a last row cut short and the bytes after
+    the image as they are; gray images and other bytes are not changed. A
+    photo that went through JPEG pays so (its colours move together) and
+    gets models 39 to 44, smaller than 24 to 29; the same planes moved
+    apart do not; each decodes in a fresh process. Models 39 to 44 code
+    other bytes exactly as the models they extend (so tests/test_statistics.py
+    codes those alone on them)."""
+    chelsea = corpus_file("chelsea.ppm").read_bytes()
+    bmp = bytearray(_gray_bmp(bytes(30), 10, 3)[:54] + bytes(range(96)))
+    struct.pack_into("<I", bmp, 10, 54)
+    struct.pack_into("<H", bmp, 28, 24)
+    for data in (chelsea[:20_000], chelsea[:20_000] + b"after", bytes(bmp),
+                 b"P6\n3 2\n255\n" + bytes(range(100, 118)) + b"tail"):
+        array = np.frombuffer(data, np.uint8)
+        green = to_green(array, F_GREEN)
+        layout = image_layout(data)
+        assert green[:layout.start].tobytes() == data[:layout.start]
+        assert not np.array_equal(green, array) and from_green(green, F_GREEN).tobytes() == data
+    assert to_green(np.frombuffer(bytes(bmp), np.uint8), F_GREEN)[54:57].tolist() == \
+        [1, 127, 129]  # (blue, green, red 0, 1, 2: green, blue less green, red less green)
+    assert bytes(bmp)[54 + 30:54 + 32] == to_green(
+        np.frombuffer(bytes(bmp), np.uint8), F_GREEN)[54 + 30:54 + 32].tobytes()  # padding
+    for data in (corpus_file("coins.pgm").read_bytes(), corpus_file("alice29.txt").read_bytes()):
+        array = np.frombuffer(data[:5000], np.uint8)
+        assert to_green(array, F_GREEN) is array
+    photo = chelsea[:60_000]
+    apart = _unmoved(photo, 15, 451)
+    assert race.Screen.of(photo, measure=True).kind == "image-green"
+    assert race.Screen.of(apart, measure=True).kind == "image"
+    for name, data, model, other in (("photo", photo, 40, 25), ("apart", apart, 25, 40),
+                                     ("pixels", photo[15:15 + 44 * 1353], 43, 28)):
+        archive = fade.compress(data, level="default", method="statistics")
+        assert fade.read_header(archive).statistics.model == model, name
+        against = fade.compress(data, level="default", method="statistics",
+                                statistics_model=other)
+        assert len(archive) < len(against), name
+        (tmp_path / f"{name}.fade").write_bytes(archive)
+        result = run_fade("decompress", "-c", f"{name}.fade", cwd=tmp_path)
+        assert result.returncode == 0 and result.stdout == data, name
+    text = corpus_file("alice29.txt").read_bytes()[:5000]
+    for model in range(39, 45):
+        assert fade.compress(text, level="default", method="statistics",
+                             statistics_model=model)[-200:] == fade.compress(
+            text, level="default", method="statistics", statistics_model=model - 15)[-200:]

@@ -35,6 +35,7 @@ from fade.statistics.histories import prior as state_prior
 from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.audio import from_residuals, to_residuals
+from fade.statistics.colour import from_green, to_green
 from fade.statistics.x86 import from_addresses, to_addresses
 from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, image_layout,
                                     made_header, raw_layout)
@@ -241,7 +242,7 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
-    out = _restored(out[made:], MODEL_PARTS[config.model])
+    out = _restored(out, made, MODEL_PARTS[config.model])
     return out.tobytes(), used
 
 
@@ -294,15 +295,17 @@ def _decode_head(tables: Tables, payload: np.ndarray, out: np.ndarray) -> int:
 
 
 def _changed(data: np.ndarray, parts: int) -> np.ndarray:
-    """`data` as a model with `parts` codes it in file order: x86 addresses
-    (fade.statistics.x86), then audio residuals (fade.statistics.audio),
-    where its parts ask; `_restored` undoes them, last first."""
-    return to_residuals(to_addresses(data, parts), parts)
+    """`data` (with F_PIXELS's made header) as a model with `parts` codes it
+    in file order: x86 addresses (fade.statistics.x86), then audio residuals
+    (fade.statistics.audio), then colours as green and differences
+    (fade.statistics.colour), where its parts ask; `_restored` undoes them,
+    last first."""
+    return to_green(to_residuals(to_addresses(data, parts), parts), parts)
 
 
-def _restored(data: np.ndarray, parts: int) -> np.ndarray:
-    """The bytes `_changed` took."""
-    return from_addresses(from_residuals(data, parts), parts)
+def _restored(data: np.ndarray, made: int, parts: int) -> np.ndarray:
+    """The bytes `_changed` took, less the `made` bytes of F_PIXELS's header."""
+    return from_addresses(from_residuals(from_green(data, parts)[made:], parts), parts)
 
 
 # The network's float32 probabilities become integer weights p * 2^24 + 1:

@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, part_names)
+    F_SSE, F_GREEN, part_names)
 
 
 @dataclass(frozen=True)
@@ -251,6 +251,31 @@ MODELS: tuple[Model, ...] = (
           "`max`, text (fade 0.11)",
           "model 37's APMs; tables of 16 slots a byte (up to 2^24, 1 GiB)",
           slots_per_byte_bits=4),
+    # A colour photo that went through JPEG codes 3-9% smaller with its colours as
+    # green and differences, a sharp one 0.4-1.4% larger: the encoder codes a band
+    # of rows both ways at the default to choose (docs/statistics.md, "Models 39 to 44").
+    Model(F_IMAGE | F_GREEN, 24, "fast", "image-green",
+          "`fast`, PNM and BMP colour images whose colours move together (fade 0.11)",
+          "each pixel coded as its green, then its red and its blue less the green (modulo "
+          "256, plus 128; fade.statistics.colour), chosen where a band of rows from the "
+          "middle of the image, coded both ways with models 25 and 40, is 1.5% smaller so"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_GREEN, 25, "default", "image-green",
+          "`default`, PNM and BMP colour images whose colours move together (fade 0.11)",
+          "the colours of model 39"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_GREEN, 26, "max", "image-green",
+          "`max`, PNM and BMP colour images whose colours move together, alone in file "
+          "order (fade 0.11; its hybrid mixes model 6)", "the colours of model 39",
+          slots_per_byte_bits=3),
+    Model(F_IMAGE | F_PIXELS | F_GREEN, 27, "fast", "pixels-green",
+          "`fast`, raw colour pixels that move together (fade 0.11)",
+          "the colours of model 39"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS | F_GREEN, 28, "default",
+          "pixels-green", "`default`, raw colour pixels that move together (fade 0.11)",
+          "the colours of model 39"),
+    Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS | F_GREEN, 29, "max",
+          "pixels-green", "`max`, raw colour pixels that move together, alone in file "
+          "order (fade 0.11; its hybrid mixes model 6)", "the colours of model 39",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

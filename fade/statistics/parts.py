@@ -143,6 +143,9 @@ F_WORDS = 536870912
 # its length, by order 3 hashed, by the last byte with where the last 16
 # bits were mispredicted), averaged with the first three's average.
 F_SSE = 1 << 30
+# GREEN (with IMAGE): a colour image's pixels coded as green, red less green
+# and blue less green (fade.statistics.colour), in file order.
+F_GREEN = 1 << 31
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -154,7 +157,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
               F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG",
               F_STATES: "F_STATES", F_WORDS: "F_WORDS",
-              F_SSE: "F_SSE"}
+              F_SSE: "F_SSE", F_GREEN: "F_GREEN"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
