@@ -26,10 +26,11 @@ import numpy as np
 
 from fade import statistics
 from fade.statistics.audio import wav_layout
-from fade.statistics.colour import green_layout, green_pays
-from fade.statistics.pixels import image_layout, raw_layout
+from fade.statistics.colour import (GREEN_GAIN, TRIAL_BYTES, TRIAL_ROWS, TRIAL_SHARE,
+                                    green_layout)
+from fade.statistics.pixels import Layout as Pixels, image_layout, made_header, raw_layout
 from fade.statistics.parts import DELIMITERS
-from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes
+from fade.config import DEFAULT_MEMORY_LIMIT, LEVELS, StatisticsConfig, format_bytes
 from fade.errors import FadeError
 from fade.format.archive import pack_statistics
 from fade.lockstep import Layout
@@ -343,6 +344,38 @@ def log_lines(data: bytes) -> bool:
     return b"9" in shape and count >= LOG_SHARE * len(lines)
 
 
+def green_pays(data: bytes, layout: Pixels | None) -> bool:
+    """Whether the colour image whose pixels `layout` places in `data`
+    (a header's, or raw pixels') codes smaller as green and differences: a
+    band of its rows from the middle, coded both ways with the default
+    level's image models, is at least GREEN_GAIN smaller so
+    (fade.statistics.colour)."""
+    sizes = band_sizes(data, layout)
+    return sizes is not None and sizes[1] <= GREEN_GAIN * sizes[0]
+
+
+def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int] | None:
+    """The bytes `green_pays` measures: its band coded as it is and as
+    green and differences; None where there is no colour image (or fewer
+    than two rows of it)."""
+    if layout is None or layout.pixel != 3:
+        return None
+    available = min(layout.height, (len(data) - layout.start) // layout.stride)
+    rows = min(max(TRIAL_ROWS, available // TRIAL_SHARE), TRIAL_BYTES // layout.stride,
+               available)
+    if rows < 2:
+        return None
+    top = layout.start + (available - rows) // 2 * layout.stride
+    band = np.frombuffer(data, dtype=np.uint8, count=rows * layout.stride, offset=top)
+    pixels = band.reshape(rows, layout.stride)[:, :layout.row].tobytes()
+    image = made_header(Pixels(0, layout.row, layout.row, 3, rows)) + pixels
+    default = LEVELS["default"].statistics.sized(len(image))
+    plain, green = (statistics.encode_file(image, default.for_kind(kind))
+                    for kind in ("image", "image-green"))
+    return (2 * len(image) if plain is None else len(plain),
+            2 * len(image) if green is None else len(green))
+
+
 @dataclass(frozen=True)
 class Screen:
     """What the bytes say before any coding: their size and the share of
@@ -364,7 +397,7 @@ class Screen:
     def of(cls, data: bytes, measure: bool = False) -> "Screen":
         """What `data` is. With `measure`, a colour image (or raw colour
         pixels) is also coded in part both ways, to find whether its colours
-        pay as green and differences (fade.statistics.colour.green_pays: a
+        pay as green and differences (`green_pays`: a
         second or two a megabyte; what picks the model a whole input is
         coded with measures, not a screen of a window of it)."""
         symbols = np.frombuffer(data, dtype=np.uint8)

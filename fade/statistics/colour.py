@@ -11,7 +11,7 @@ pixel and the other two less it, so BMP's blue, green, red order gives the
 same), such a photo takes 5-8% fewer bytes; a photo whose colours are
 sharp takes 0.4-1.4% more, and a drawing with flat colours 15% more.
 
-So the encoder measures it (`green_pays`): it codes a band of rows from the
+So the encoder measures it (fade.race.green_pays): it codes a band of rows from the
 middle of the image (a 64th of its rows, 8 at least, at most 128 KiB) both
 ways with the default level's image models (whatever the level: level
 fast's said too little on one photo in 18), and takes the green model
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from fade.statistics.parts import F_GREEN
-from fade.statistics.pixels import Layout, image_layout, made_header
+from fade.statistics.pixels import Layout, image_layout
 
 TRIAL_SHARE = 64  # the band measured: this share of the image's rows...
 TRIAL_ROWS = 8  # ... at least this many...
@@ -84,31 +84,3 @@ def _convert(pixels: np.ndarray, forward: bool) -> None:
         pixels[:, 1::3] = first
         pixels[:, 0::3] = (middle + first - 128) & 255
         pixels[:, 2::3] = (last + first - 128) & 255
-
-
-def green_pays(data: bytes, layout: Layout | None) -> bool:
-    """Whether the colour image whose pixels `layout` places in `data`
-    (a header's, or raw pixels') codes smaller as green and differences: a
-    band of its rows from the middle, coded both ways with the default
-    level's image models, is at least GREEN_GAIN smaller so (module
-    docstring)."""
-    if layout is None or layout.pixel != 3:
-        return False
-    available = min(layout.height, (len(data) - layout.start) // layout.stride)
-    rows = min(max(TRIAL_ROWS, available // TRIAL_SHARE), TRIAL_BYTES // layout.stride,
-               available)
-    if rows < 2:
-        return False
-    top = layout.start + (available - rows) // 2 * layout.stride
-    band = np.frombuffer(data, dtype=np.uint8, count=rows * layout.stride, offset=top)
-    pixels = band.reshape(rows, layout.stride)[:, :layout.row].tobytes()
-    image = made_header(Layout(0, layout.row, layout.row, 3, rows)) + pixels
-    # (imported here: the coder loads numba, which a screen of other bytes never needs)
-    from fade.config import LEVELS
-    from fade.statistics.coding import encode_file
-    default = LEVELS["default"].statistics.sized(len(image))
-    sizes = []
-    for kind in ("image", "image-green"):
-        stream = encode_file(image, default.for_kind(kind))
-        sizes.append(2 * len(image) if stream is None else len(stream))
-    return sizes[1] <= GREEN_GAIN * sizes[0]
