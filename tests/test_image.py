@@ -1,15 +1,17 @@
 """Images (fade.statistics.pixels, .image and .colour, models 24 to 29 and
-39 to 44): the layout
-from a PNM or BMP header, found from exactly the bytes before the pixels,
-and the image models on real photos, decoded in fresh processes."""
+39 to 44): the layout from a PNM or BMP header, found from exactly the
+bytes before the pixels, and the image models on real photos, decoded in
+fresh processes."""
 
+import dataclasses
 import struct
 
 import numpy as np
 import pytest
 
 import fade
-from fade import race
+from fade import race, statistics
+from fade.config import LEVELS
 from fade.statistics.colour import from_green, to_green
 from fade.statistics.parts import F_GREEN
 from fade.statistics.pixels import HEAD_LIMIT, Layout, image_layout, raw_layout
@@ -329,7 +331,7 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
         result = run_fade("decompress", "-c", f"{name}.fade", cwd=tmp_path)
         assert result.returncode == 0 and result.stdout == data, name
     text = corpus_file("alice29.txt").read_bytes()[:5000]
+    config = LEVELS["default"].statistics.sized(len(text))
     for model in range(39, 45):
-        assert fade.compress(text, level="default", method="statistics",
-                             statistics_model=model)[-200:] == fade.compress(
-            text, level="default", method="statistics", statistics_model=model - 15)[-200:]
+        assert statistics.encode_file(text, dataclasses.replace(config, model=model)) == \
+            statistics.encode_file(text, dataclasses.replace(config, model=model - 15)), model

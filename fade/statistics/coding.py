@@ -37,8 +37,8 @@ from fade.statistics.models import MODEL_PARTS
 from fade.statistics.audio import from_residuals, to_residuals
 from fade.statistics.colour import from_green, to_green
 from fade.statistics.x86 import from_addresses, to_addresses
-from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, image_layout,
-                                    made_header, raw_layout)
+from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, coded_layout,
+                                    image_layout, made_header, raw_layout)
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_PIXELS, F_RUNS, F_STATES, MAX_CONTEXTS,
                                    active_contexts)
 from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
@@ -250,12 +250,7 @@ def _pixels(data: bytes, parts: int) -> Layout | None:
     """F_IMAGE: the layout of the image `data` begins with, where the
     decoder finds it too (`_decode_head`): from exactly the bytes before
     the pixels; else None."""
-    if not parts & F_IMAGE:
-        return None
-    layout = image_layout(data)
-    if layout is None or layout.start >= len(data) or image_layout(data[:layout.start]) != layout:
-        return None
-    return layout
+    return coded_layout(data) if parts & F_IMAGE else None
 
 
 def _made_head(data: bytes, parts: int) -> bytes:

@@ -11,12 +11,12 @@ pixel and the other two less it, so BMP's blue, green, red order gives the
 same), such a photo takes 5-8% fewer bytes; a photo whose colours are
 sharp takes 0.4-1.4% more, and a drawing with flat colours 15% more.
 
-So the encoder measures it (fade.race.green_pays): it codes a band of rows from the
-middle of the image (a 64th of its rows, 8 at least, at most 128 KiB) both
-ways with the default level's image models (whatever the level: level
-fast's said too little on one photo in 18), and takes the green model
-where that is at least GREEN_GAIN smaller. The archive records the choice as the
-model's number; `to_green` and `from_green` change and restore the pixels
+So the encoder measures it (fade.race.green_pays): it codes a band of
+rows from the middle of the image (a 64th of its rows, 8 at least, at
+most 128 KiB) both ways with the default level's image models (whatever
+the level: level fast's said too little on one photo in 18), and takes
+the green model where that is at least GREEN_GAIN smaller. The archive
+records the choice as the model's number; `to_green` and `from_green` change and restore the pixels
 of a 3-byte-a-pixel image whose layout its header (or F_PIXELS's made
 header) gives; other bytes, and the header, stay as they are.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from fade.statistics.parts import F_GREEN
-from fade.statistics.pixels import Layout, image_layout
+from fade.statistics.pixels import Layout, coded_layout
 
 TRIAL_SHARE = 64  # the band measured: this share of the image's rows...
 TRIAL_ROWS = 8  # ... at least this many...
@@ -36,13 +36,10 @@ GREEN_GAIN = 0.985  # the band coded green must be this much of the band as it i
 
 def green_layout(data: bytes | np.ndarray) -> Layout | None:
     """The layout of the colour image `data` begins with, where F_GREEN
-    changes its pixels: three bytes a pixel, the layout read from exactly
-    the bytes before them (as fade.statistics.coding finds it); else None."""
-    layout = image_layout(data)
-    if layout is None or layout.pixel != 3 or layout.start >= len(data) or \
-            image_layout(data[:layout.start]) != layout:
-        return None
-    return layout
+    changes its pixels: the image models' (`coded_layout`), of three bytes
+    a pixel; else None."""
+    layout = coded_layout(data)
+    return layout if layout is not None and layout.pixel == 3 else None
 
 
 def to_green(data: np.ndarray, parts: int) -> np.ndarray:

@@ -57,6 +57,16 @@ def image_layout(data: bytes | np.ndarray) -> Layout | None:
     return layout
 
 
+def coded_layout(data: bytes | np.ndarray) -> Layout | None:
+    """The layout of the image `data` begins with where the image models
+    code its pixels, and the decoder finds it too: from exactly the bytes
+    before the pixels, which start before data's end; else None."""
+    layout = image_layout(data)
+    if layout is None or layout.start >= len(data) or image_layout(data[:layout.start]) != layout:
+        return None
+    return layout
+
+
 def raw_layout(data: bytes | np.ndarray) -> Layout | None:
     """The layout of raw pixels, measured on RAW_SAMPLE bytes spread over
     the input: the row length that divides it into whole rows (at least
