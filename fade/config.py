@@ -197,7 +197,10 @@ class StatisticsConfig:
     bit-history states and word contexts (fade.statistics.histories,
     .words); 37 and 38, the default's and max's models for text, are 1
     and 36 with those and three more APMs; 39 to 44 are 24 to 29 coding a
-    colour image's pixels as green and differences (fade.statistics.colour)."""
+    colour image's pixels as green and differences (fade.statistics.colour);
+    45 to 52 are 25 and 26, 28 and 29, 40 and 41, 43 and 44 with two more
+    weight sets, by the pixel's place in an 8x8 block and its strip of
+    columns."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -224,8 +227,8 @@ class StatisticsConfig:
         delimited tables with models 7 and 8 (level max, model 6 for any
         bytes, with 9), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
-        and BMP images with 24 and 25 (6 with 26) and raw pixels with 27
-        and 28 (6 with 29), or 39 and 40 (41), 42 and 43 (44) where their
+        and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
+        and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
         colours pay as green and differences, markup (XML, HTML) with 30 and 31 (6 with
         32) and log lines with 33 and 34 (6 with 35)."""
         model = for_kind(self.model, kind)

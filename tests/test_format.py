@@ -253,7 +253,9 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 28, "default-pixels"), ("fast", 30, "markup"), ("default", 31, "default-markup"),
     ("max", 32, "max-markup"), ("fast", 33, "log"), ("default", 34, "default-log"),
     ("max", 35, "max-log"), ("max", 36, "max36"), ("default", 37, "default37"),
-    ("max", 38, "max38")])
+    ("max", 38, "max38"), ("default", 45, "default-image45"), ("max", 46, "max-image46"),
+    ("default", 45, "default-image16-45"), ("default", 47, "default-pixels47"),
+    ("default", 49, "default-image-green49")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -267,7 +269,8 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     the default), on images (models 24, 25 and 26; a BMP and a 16-bit gray
     image at the default), on a photo whose colours pay as green and
     differences (models 39, 40 and 41), on raw pixels (model 28 at the
-    default), on markup
+    default; the default's and max's image models before models 45 to 52,
+    asked for by number since, and 45, 46, 47 and 49 after them), on markup
     (models 30, 31 and 32) and on log lines (33, 34 and 35); level max's text
     from fade 0.11's release (model 36, model 6 before it); and the default's
     and max's text from fade 0.11 (models 37 and 38; models 1 and 36 before
@@ -281,7 +284,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     mixing = LEVELS[level].statistics
     # A model its level no longer writes for these bytes (an earlier one): asked for by number.
     older = mixing.for_kind(kind).model != model
-    assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 36))
+    assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 36, 25, 26, 28, 40, 41))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

@@ -1,5 +1,5 @@
 """Images (fade.statistics.pixels, .image and .colour, models 24 to 29 and
-39 to 44): the layout from a PNM or BMP header, found from exactly the
+39 to 52): the layout from a PNM or BMP header, found from exactly the
 bytes before the pixels, and the image models on real photos, decoded in
 fresh processes."""
 
@@ -77,7 +77,7 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     """race.Screen finds a gray and a colour photo (and the gray one as a
     BMP) to be images, whatever share of their bytes reads as text, and
     other data not; levels fast, default and max code them with models 24,
-    25 and 26 (39, 40 and 41 where their colours pay as green and
+    45 and 46 (39, 49 and 50 where their colours pay as green and
     differences), smaller than with the models for other bytes (19, 20 and 6;
     at the default and max by at least 8%), and they decode in a fresh
     process."""
@@ -88,14 +88,15 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
               "coins.bmp": _coins_bmp(60)}
     for name, photo in photos.items():
         assert race.Screen.of(photo).kind == "image", name
-    for level, model, other, margin in (("fast", 24, 19, 1.0), ("default", 25, 20, 0.92),
-                                        ("max", 26, 6, 0.92)):
+    for level, plain, green, other, margin in (("fast", 24, 39, 19, 1.0),
+                                               ("default", 45, 49, 20, 0.92),
+                                               ("max", 46, 50, 6, 0.92)):
         for name, photo in photos.items():
             archive = fade.compress(photo, level=level, method="statistics")
             # (the colour photo went through JPEG: its colours pay as green and
-            # differences, models 39 to 41)
+            # differences)
             assert fade.read_header(archive).statistics.model == \
-                model + (15 if name == "chelsea.ppm" else 0), (level, name)
+                (green if name == "chelsea.ppm" else plain), (level, name)
             against = fade.compress(photo, level=level, method="statistics",
                                     statistics_model=other)
             assert len(archive) < margin * len(against), (level, name)
@@ -113,7 +114,7 @@ def test_image_whose_header_promises_more_than_there_is():
     for data in (coins[:5000], coins[:15] + coins[15:15 + 384 * 4] + b"trailer" * 300,
                  b"P5\n384 4\n255\n" + coins[15:15 + 384 * 4] + coins[:3000]):
         archive = fade.compress(data, level="default", method="statistics")
-        assert fade.read_header(archive).statistics.model == 25
+        assert fade.read_header(archive).statistics.model == 45
         assert fade.decompress(archive) == data
 
 
@@ -122,7 +123,7 @@ def test_damaged_image_archive_is_refused():
     made header the decoder must find), gives a clean error, not wrong
     bytes (the decoder's header search stops where the check fails)."""
     photo = corpus_file("coins.pgm").read_bytes()[:20_000]
-    for data, model in ((photo, 25), (photo[15:15 + 384 * 50], 28)):
+    for data, model in ((photo, 45), (photo[15:15 + 384 * 50], 47)):
         archive = bytearray(fade.compress(data, level="default", method="statistics"))
         assert fade.read_header(bytes(archive)).statistics.model == model
         for where in (38, 40, len(archive) // 2):
@@ -163,8 +164,8 @@ def test_raw_pixels_measured():
 
 
 def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
-    """Levels fast, default and max code raw pixels with models 27, 28 and
-    29, or 42, 43 and 44 where their colours pay as green and differences
+    """Levels fast, default and max code raw pixels with models 27, 47 and
+    48, or 42, 51 and 52 where their colours pay as green and differences
     (a PNM header of the measured layout coded first and dropped by the
     decoder), smaller than with the models for other bytes (by 8% at the
     default and max), at most 0.5% larger than the same image with its
@@ -173,9 +174,9 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     photo = _pixels("chelsea.ppm", 30)
     assert race.Screen.of(photo).kind == "pixels"
     headed = b"P6\n451 30\n255\n" + photo
-    # (its colours pay as green and differences: models 42 to 44)
-    for level, model, other, margin in (("fast", 42, 19, 1.0), ("default", 43, 20, 0.92),
-                                        ("max", 44, 6, 0.92)):
+    # (its colours pay as green and differences)
+    for level, model, other, margin in (("fast", 42, 19, 1.0), ("default", 51, 20, 0.92),
+                                        ("max", 52, 6, 0.92)):
         archive = fade.compress(photo, level=level, method="statistics")
         assert fade.read_header(archive).statistics.model == model
         against = fade.compress(photo, level=level, method="statistics", statistics_model=other)
@@ -186,8 +187,8 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
         result = run_fade("decompress", "-c", f"{level}.fade", cwd=tmp_path)
         assert result.returncode == 0 and result.stdout == photo, level
     text = corpus_file("alice29.txt").read_bytes()[:9000]
-    forced = fade.compress(text, level="default", method="statistics", statistics_model=28)
-    assert fade.read_header(forced).statistics.model == 28 and fade.decompress(forced) == text
+    forced = fade.compress(text, level="default", method="statistics", statistics_model=47)
+    assert fade.read_header(forced).statistics.model == 47 and fade.decompress(forced) == text
 
 
 def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
@@ -196,7 +197,7 @@ def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
     range), not from their low bytes, which wrap where the samples cross a
     multiple of 256. A 12-bit image made from coins.pgm (each sample 16
     times the photo's, plus its top 4 bits: edges cross such multiples)
-    gets model 25, at least 8% smaller than with model 20, and decodes in a
+    gets model 45, at least 8% smaller than with model 20, and decodes in a
     fresh process."""
     from fade.statistics.image import VIEW, _px, _sample
     buffer = np.frombuffer(bytes([0x01, 0xFE, 0x02, 0x03, 0x7F, 0x00]), dtype=np.uint8)
@@ -210,7 +211,7 @@ def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
     samples = (coins.astype(np.uint16) * 16 + (coins >> 4)).astype(">u2")
     image = b"P5\n384 80\n65535\n" + samples.tobytes()
     archive = fade.compress(image, level="default", method="statistics")
-    assert fade.read_header(archive).statistics.model == 25
+    assert fade.read_header(archive).statistics.model == 45
     against = fade.compress(image, level="default", method="statistics", statistics_model=20)
     assert len(archive) < 0.92 * len(against)
     (tmp_path / "wide.fade").write_bytes(archive)
@@ -218,28 +219,62 @@ def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
     assert result.returncode == 0 and result.stdout == image
 
 
-def _sixteen_bit_coded(samples, left):
-    """Model 25's tables after coding `samples` (big-endian 16-bit, rows by
-    columns) as a PGM up to its last `left` bytes, the layout taken from the
-    header as coding.py takes it: the image contexts of the next byte made."""
-    import dataclasses
-
-    from fade.config import LEVELS
+def _image_coded(data: bytes, model: int, end: int):
+    """Model `model`'s tables after coding the image `data` up to byte
+    `end`, the layout taken from the header as coding.py takes it: the image
+    contexts, weight sets and predictions of the next byte made."""
     from fade.statistics.coding import Tables
     from fade.statistics.predictor import begin_image, begin_streams, encode_range
+    array = np.frombuffer(data, dtype=np.uint8)
+    layout = image_layout(array)
+    config = dataclasses.replace(LEVELS["default"].statistics, model=model)
+    tables = Tables.build(config, 1, len(array))
+    begin_streams(tables, np.zeros(1, np.int64), np.array([len(array)], np.int64))
+    out = np.zeros(4 * len(array) + 64, dtype=np.uint8)
+    encode_range(tables, array, 0, min(end, layout.start), out)
+    if end >= layout.start:
+        begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row,
+                    layout.pixel)
+        encode_range(tables, array, layout.start, end, out)
+    return tables
+
+
+def _sixteen_bit_coded(samples, left):
+    """Model 25's tables after coding `samples` (big-endian 16-bit, rows by
+    columns) as a PGM up to its last `left` bytes (`_image_coded`)."""
     head = b"P5\n%d %d\n65535\n" % (samples.shape[1], samples.shape[0])
-    data = np.frombuffer(head + samples.tobytes(), dtype=np.uint8)
-    layout = image_layout(data)
+    layout = image_layout(head + samples.tobytes())
     assert layout is not None and layout.pixel == 2 and layout.start == len(head)
     assert layout.stride == 2 * samples.shape[1]
-    config = dataclasses.replace(LEVELS["default"].statistics, model=25)
-    tables = Tables.build(config, 1, len(data))
-    begin_streams(tables, np.zeros(1, np.int64), np.array([len(data)], np.int64))
-    out = np.zeros(4 * len(data) + 64, dtype=np.uint8)
-    encode_range(tables, data, 0, layout.start, out)
-    begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row, layout.pixel)
-    encode_range(tables, data, layout.start, len(data) - left, out)
-    return tables
+    data = head + samples.tobytes()
+    return _image_coded(data, 25, len(data) - left)
+
+
+def test_weight_sets_by_the_pixels_place():
+    """Models 45 to 52 (F_SETS with F_IMAGE) weigh the inputs with two
+    more weight sets chosen by where the next byte's pixel is: its column
+    and row within an 8x8 block (a JPEG's blocks), and its strip of
+    IMAGE_STRIP columns; outside the pixels, the first of each. On the
+    first rows of a gray photo and of a colour one (both once JPEGs) they
+    code smaller than models 25 and 40, which lack them."""
+    from fade.statistics.state import IMAGE_STRIP, S_IMAGE_PHASE, S_IMAGE_STRIP
+    head = b"P6\n40 12\n255\n"
+    image = head + bytes((x * 7 + y * 3) % 256 for y in range(12) for x in range(120))
+    assert IMAGE_STRIP == 16
+    for (column, row, plane) in ((37, 10, 1), (0, 0, 0), (17, 7, 2), (8, 8, 0)):
+        end = len(head) + row * 120 + column * 3 + plane
+        streams = _image_coded(image, 45, end).streams[0]
+        assert streams[S_IMAGE_PHASE] == (column % 8) * 8 + row % 8, (column, row)
+        assert streams[S_IMAGE_STRIP] == column // 16, (column, row)
+    header = _image_coded(image, 45, 4).streams[0]
+    assert header[S_IMAGE_PHASE] == header[S_IMAGE_STRIP] == 0
+    coins = corpus_file("coins.pgm").read_bytes()[:60_000]
+    chelsea = corpus_file("chelsea.ppm").read_bytes()[:60_000]
+    for data, model, before in ((coins, 45, 25), (chelsea, 49, 40)):
+        config = LEVELS["default"].statistics.sized(len(data))
+        sizes = [len(statistics.encode_file(data, dataclasses.replace(config, model=m)))
+                 for m in (model, before)]
+        assert sizes[0] < sizes[1], (model, sizes)
 
 
 def test_sixteen_bit_high_bytes_predicted_from_whole_samples():
@@ -294,9 +329,9 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
     header, a BMP's row padding, a last row cut short and the bytes after
     the image as they are; gray images and other bytes are not changed. A
     photo that went through JPEG pays so (its colours move together) and
-    gets models 39 to 44, smaller than 24 to 29; the same planes moved
-    apart do not; each decodes in a fresh process. Models 39 to 44 code
-    other bytes exactly as the models they extend (so tests/test_statistics.py
+    gets models 39 to 44 and 49 to 52, smaller than 24 to 29 and 45 to 48;
+    the same planes moved apart do not; each decodes in a fresh process.
+    Those code other bytes exactly as the models they extend (so tests/test_statistics.py
     codes those alone on them)."""
     chelsea = corpus_file("chelsea.ppm").read_bytes()
     bmp = bytearray(_gray_bmp(bytes(30), 10, 3)[:54] + bytes(range(96)))
@@ -320,8 +355,8 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
     apart = _unmoved(photo, 15, 451)
     assert race.Screen.of(photo, measure=True).kind == "image-green"
     assert race.Screen.of(apart, measure=True).kind == "image"
-    for name, data, model, other in (("photo", photo, 40, 25), ("apart", apart, 25, 40),
-                                     ("pixels", photo[15:15 + 44 * 1353], 43, 28)):
+    for name, data, model, other in (("photo", photo, 49, 45), ("apart", apart, 45, 49),
+                                     ("pixels", photo[15:15 + 44 * 1353], 51, 47)):
         archive = fade.compress(data, level="default", method="statistics")
         assert fade.read_header(archive).statistics.model == model, name
         against = fade.compress(data, level="default", method="statistics",
@@ -332,6 +367,8 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
         assert result.returncode == 0 and result.stdout == data, name
     text = corpus_file("alice29.txt").read_bytes()[:5000]
     config = LEVELS["default"].statistics.sized(len(text))
-    for model in range(39, 45):
+    for model, plain in (*((m, m - 15) for m in range(39, 45)),
+                         *((m, m - 4) for m in range(49, 53))):
+        assert statistics.MODELS[model].parts == statistics.MODELS[plain].parts | F_GREEN
         assert statistics.encode_file(text, dataclasses.replace(config, model=model)) == \
-            statistics.encode_file(text, dataclasses.replace(config, model=model - 15)), model
+            statistics.encode_file(text, dataclasses.replace(config, model=plain)), model

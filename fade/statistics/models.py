@@ -51,6 +51,9 @@ _BINARY = F_SPARSE | F_SPARSE2 | F_RECORD | F_STRIDE
 _M1 = F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE
 _M2 = _M1 | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT | F_WORDSET
 _M3 = _M2 | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD
+# The default's and max's images (models 45 to 52): model 25's parts and, with
+# F_IMAGE, F_SETS' weight sets by the pixel's place.
+_PLACES = F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_SETS
 
 MODELS: tuple[Model, ...] = (
     Model(0, None, "fast", "text", "`fast` (fade 0.6-0.7's only model)",
@@ -182,21 +185,24 @@ MODELS: tuple[Model, ...] = (
           "plane and the neighbourhood; the APMs by the prediction; of the shared contexts "
           "orders 1 and 2 alone"),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE, 24, "default", "image",
-          "`default`, PNM and BMP images (fade 0.11)",
+          "`default`, PNM and BMP images (a development build of fade 0.11)",
           "model 1's final mixer (its weight sets by the neighbourhood's shape and by the "
-          "prediction), third APM (by the median predictor) and faster start"),
+          "prediction), third APM (by the median predictor) and faster start", current=False),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE, 25, "max", "image",
-          "`max`, PNM and BMP images, alone in file order (fade 0.11; its hybrid mixes "
-          "model 6)", "tables of 8 slots a byte", slots_per_byte_bits=3),
+          "`max`, PNM and BMP images, alone in file order (a development build of fade "
+          "0.11; its hybrid mixes model 6)", "tables of 8 slots a byte", slots_per_byte_bits=3,
+          current=False),
     Model(F_IMAGE | F_PIXELS, 24, "fast", "pixels", "`fast`, raw pixels (fade 0.11)",
           "the layout measured (the row length where bytes are nearest the ones a row back, "
           "the pixel size where nearest the ones a pixel back), coded first as a PNM header "
           "that the decoder drops"),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS, 25, "default", "pixels",
-          "`default`, raw pixels (fade 0.11)", "the made header of model 27"),
+          "`default`, raw pixels (a development build of fade 0.11)",
+          "the made header of model 27", current=False),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS, 26, "max", "pixels",
-          "`max`, raw pixels, alone in file order (fade 0.11; its hybrid mixes model 6)",
-          "the made header of model 27", slots_per_byte_bits=3),
+          "`max`, raw pixels, alone in file order (a development build of fade 0.11; its "
+          "hybrid mixes model 6)", "the made header of model 27", slots_per_byte_bits=3,
+          current=False),
     Model(F_TABLE | F_MARKUP, 7, "fast", "markup", "`fast`, markup: XML, HTML (fade 0.11)",
           "the field contexts keyed by markup instead of columns: a field is an attribute's "
           "value (keyed by its element, the parent and the attribute) or the text in an "
@@ -260,22 +266,49 @@ MODELS: tuple[Model, ...] = (
           "256, plus 128; fade.statistics.colour), chosen where a band of rows from the "
           "middle of the image, coded both ways with models 25 and 40, is 1.5% smaller so"),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_GREEN, 25, "default", "image-green",
-          "`default`, PNM and BMP colour images whose colours move together (fade 0.11)",
-          "the colours of model 39"),
+          "`default`, PNM and BMP colour images whose colours move together (a development "
+          "build of fade 0.11)", "the colours of model 39", current=False),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_GREEN, 26, "max", "image-green",
           "`max`, PNM and BMP colour images whose colours move together, alone in file "
-          "order (fade 0.11; its hybrid mixes model 6)", "the colours of model 39",
-          slots_per_byte_bits=3),
+          "order (a development build of fade 0.11; its hybrid mixes model 6)",
+          "the colours of model 39", slots_per_byte_bits=3, current=False),
     Model(F_IMAGE | F_PIXELS | F_GREEN, 27, "fast", "pixels-green",
           "`fast`, raw colour pixels that move together (fade 0.11)",
           "the colours of model 39"),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS | F_GREEN, 28, "default",
-          "pixels-green", "`default`, raw colour pixels that move together (fade 0.11)",
-          "the colours of model 39"),
+          "pixels-green", "`default`, raw colour pixels that move together (a development "
+          "build of fade 0.11)", "the colours of model 39", current=False),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS | F_GREEN, 29, "max",
           "pixels-green", "`max`, raw colour pixels that move together, alone in file "
-          "order (fade 0.11; its hybrid mixes model 6)", "the colours of model 39",
+          "order (a development build of fade 0.11; its hybrid mixes model 6)",
+          "the colours of model 39", slots_per_byte_bits=3, current=False),
+    # The mixer's weights by where a pixel is, as paq8px's image models choose
+    # some: in its 8x8 block (a JPEG's) and its strip of columns; 0.6-1.9% smaller
+    # on held-out photos (docs/statistics.md, "Models 45 to 52").
+    Model(_PLACES, 25, "default", "image", "`default`, PNM and BMP images (fade 0.11)",
+          "two more weight sets under the final mixer: by the pixel's column and row in "
+          "an 8x8 block and the bit position; by its strip of 16 columns"),
+    Model(_PLACES, 26, "max", "image",
+          "`max`, PNM and BMP images, alone in file order (fade 0.11; its hybrid mixes "
+          "model 6)", "the weight sets of model 45", slots_per_byte_bits=3),
+    Model(_PLACES | F_PIXELS, 28, "default", "pixels", "`default`, raw pixels (fade 0.11)",
+          "the weight sets of model 45"),
+    Model(_PLACES | F_PIXELS, 29, "max", "pixels",
+          "`max`, raw pixels, alone in file order (fade 0.11; its hybrid mixes model 6)",
+          "the weight sets of model 45", slots_per_byte_bits=3),
+    Model(_PLACES | F_GREEN, 40, "default", "image-green",
+          "`default`, PNM and BMP colour images whose colours move together (fade 0.11)",
+          "the weight sets of model 45"),
+    Model(_PLACES | F_GREEN, 41, "max", "image-green",
+          "`max`, PNM and BMP colour images whose colours move together, alone in file "
+          "order (fade 0.11; its hybrid mixes model 6)", "the weight sets of model 45",
           slots_per_byte_bits=3),
+    Model(_PLACES | F_PIXELS | F_GREEN, 43, "default", "pixels-green",
+          "`default`, raw colour pixels that move together (fade 0.11)",
+          "the weight sets of model 45"),
+    Model(_PLACES | F_PIXELS | F_GREEN, 44, "max", "pixels-green",
+          "`max`, raw colour pixels that move together, alone in file order (fade 0.11; "
+          "its hybrid mixes model 6)", "the weight sets of model 45", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

@@ -45,10 +45,10 @@ from fade.statistics.state import (
     P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS,
     P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH,
     S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
-    S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
-    S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS,
-    S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS,
-    WORD_SETS, X86_PLACE_SETS)
+    S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START,
+    S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN, S_MATCH_PTR,
+    S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE,
+    SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -232,7 +232,11 @@ def predict(tables, s, c0, bitpos, network):
         elif parts & F_MARKUP:  # by where the byte is in the markup and its place
             set4 = LAYER_SETS + 256 + streams[s, S_M_PLACE]
         _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
-        if parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
+        if parts & F_SETS and parts & F_IMAGE:  # by the pixel's place in its block; its strip
+            set5 = MORE_SETS + streams[s, S_IMAGE_PHASE] * 8 + bitpos
+            set6 = MORE_SETS + SET5 + streams[s, S_IMAGE_STRIP]
+            _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
+        elif parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
             set5 = MORE_SETS + (context_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
             set6 = MORE_SETS + SET5 + match_state * 8 + bitpos
             _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)

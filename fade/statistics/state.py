@@ -105,6 +105,13 @@ IMAGE_RING = 1 << 17
 IMAGE_RING_MASK = IMAGE_RING - 1
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
+# F_SETS with F_IMAGE, in SET5's and SET6's places: by the pixel's column and
+# row in an 8x8 block (a JPEG's blocks) and the bit position; by its strip of
+# IMAGE_STRIP columns (the strips past IMAGE_STRIPS share sets again).
+IMAGE_PHASE_SETS = 64 * 8
+IMAGE_STRIP = 16
+IMAGE_STRIPS = 512
+assert IMAGE_PHASE_SETS <= SET5 and IMAGE_STRIPS <= SET6
 
 # Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
 # F_SETS, 26-29 with F_WORDSET, 12-15 with F_SETS4; 19, 24, 25 and 30 with F_SSE;
@@ -235,7 +242,10 @@ S_W_KINDS, S_W_OPEN, S_W_NUMBER, S_W_NUMBER_BEFORE = (S_WORDS + 4, S_WORDS + 5, 
 # F_SSE: where the last 32 bits were mispredicted (1: the coded bit had
 # less than half the probability), the newest lowest.
 S_MISSES = S_WORDS + 8
-S_FIELDS = S_WORDS + 9
+# F_IMAGE with F_SETS: the next byte's weight sets by its place (above: the
+# column and row in an 8x8 block; the strip of columns).
+S_IMAGE_PHASE, S_IMAGE_STRIP = S_WORDS + 9, S_WORDS + 10
+S_FIELDS = S_WORDS + 11
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
