@@ -199,8 +199,8 @@ class StatisticsConfig:
     and 36 with those and three more APMs; 39 to 44 are 24 to 29 coding a
     colour image's pixels as green and differences (fade.statistics.colour);
     45 to 52 are 25 and 26, 28 and 29, 40 and 41, 43 and 44 with two more
-    weight sets, by the pixel's place in an 8x8 block and its strip of
-    columns."""
+    weight sets, by the plane and the pixel's place in an 8x8 block and its
+    strip of columns."""
 
     table_bits: int = 22
     match_bits: int = 22

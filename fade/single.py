@@ -186,11 +186,12 @@ class Settings:
             return chosen.statistics.for_kind(kind)
         return dataclasses.replace(chosen.statistics, model=self.statistics_model).validate()
 
-    def _choose(self, length: int, data: bytes | None
+    def _choose(self, length: int, data: bytes | None, screen: race.Screen | None = None
                 ) -> tuple[Plan | None, str | None, Level | None, race.Screen | None]:
         """What `plan` decides before it loads the network (no torch): a
         Plan of the statistics alone where no network runs (else None), the
-        level, the Level and what the bytes are."""
+        level, the Level and what the bytes are (`screen`, where the caller
+        has it: `screen_of` the same bytes)."""
         if self.method not in METHOD_CHOICES:
             raise FadeError(f"unknown method {self.method!r} (choose from "
                             f"{', '.join(METHOD_CHOICES)})")
@@ -208,8 +209,8 @@ class Settings:
         # whether the network runs. A hybrid mixes the level's own model: with
         # the network beside it, model 5 gains nothing on binaries (mapsdatazrh
         # +0.07% against model 1; docs/statistics.md, "Models 4 to 6").
-        screen = race.Screen.of(data, measure=True) if data is not None and chosen is not None \
-            else None
+        if screen is None or chosen is None:
+            screen = self.screen_of(data)
         statistics = self._level_statistics(chosen, "text" if screen is None else screen.kind)
         alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen) \
             if statistics is not None else None
@@ -225,12 +226,21 @@ class Settings:
             return alone, level, chosen, screen
         return None, level, chosen, screen
 
-    def race_statistics(self, length: int, data: bytes) -> StatisticsConfig | None:
+    def screen_of(self, data: bytes | None) -> race.Screen | None:
+        """What the bytes `data` are, as `plan` screens them (a colour
+        image coded in part both ways: race.Screen.of with `measure`), where
+        the level has statistics to choose a model of; else None."""
+        if data is None or self._level_name() is None:
+            return None
+        return race.Screen.of(data, measure=True)
+
+    def race_statistics(self, length: int, data: bytes, screen: race.Screen | None = None
+                        ) -> StatisticsConfig | None:
         """The statistics alone that a hybrid of these settings races against
         (method auto, a level with statistics), decided before the network
         loads, or None where no race runs: the level's model for what the
-        bytes are, sized for them."""
-        alone, _, chosen, screen = self._choose(length, data)
+        bytes are (`screen`, where the caller has it), sized for them."""
+        alone, _, chosen, screen = self._choose(length, data, screen)
         if alone is not None or self.method != "auto" or chosen is None or \
                 chosen.statistics is None or screen is None:
             return None
@@ -241,13 +251,15 @@ class Settings:
         level's model for what the bytes are, in file order, sized for them."""
         return race.file_order(self._level_statistics(chosen, screen.kind), length)
 
-    def plan(self, length: int, data: bytes | None = None) -> Plan:
+    def plan(self, length: int, data: bytes | None = None,
+             screen: race.Screen | None = None) -> Plan:
         """The Plan for `length` bytes; a FadeError for any choice that is
         wrong or does not fit (memory, threads), before anything is built.
         Given the bytes (`data`), a hybrid level with method "auto" screens
-        them (race.Screen) and codes what the network cannot pay on with
-        its statistics alone, in file order."""
-        alone, level, chosen, screen = self._choose(length, data)
+        them (race.Screen; `screen`, where the caller has it: `screen_of`
+        the same bytes) and codes what the network cannot pay on with its
+        statistics alone, in file order."""
+        alone, level, chosen, screen = self._choose(length, data, screen)
         if alone is not None:
             return alone
         model, preset_name = self.model, self.preset
@@ -360,22 +372,26 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
                         "makes one archive")
     # Where a hybrid will race the statistics alone, they start coding now,
     # in a thread of their own, while the network loads (race.alone_pass).
-    alone = None
+    # (The bytes screened once, for the race and the plan: a colour image's
+    # band is coded both ways.)
+    alone = screen = None
     if settings.race_beside and settings.float_mode == "off" and \
             floor.model_worthwhile(data):
-        config = settings.race_statistics(len(data), data)
+        screen = settings.screen_of(data)
+        config = settings.race_statistics(len(data), data, screen)
         if config is not None:
             alone = race.alone_pass(data, config, settings.memory_limit)
     try:
-        return _compress_planned(settings, data, progress, timings, alone)
+        return _compress_planned(settings, data, progress, timings, alone, screen)
     finally:  # where it was not used (an error, Ctrl-C), it stops within 64 KiB
         if alone is not None:
             alone.cancel()
 
 
 def _compress_planned(settings: Settings, data: bytes, progress: Progress | None,
-                      timings: StepTimings | None, alone: race.Background | None) -> bytes:
-    plan = settings.plan(len(data), data)
+                      timings: StepTimings | None, alone: race.Background | None,
+                      screen: race.Screen | None) -> bytes:
+    plan = settings.plan(len(data), data, screen)
     method = settings.method
     # Where the bytes are not text, LZ matching may still win (numbers whose
     # digits repeat at any offset): method auto then writes the size floor's

@@ -5,9 +5,10 @@ pixel).
     PYTHONPATH=. python scripts/green_bands.py [--whole] FILE...
 
 Prints per file the band's bytes coded as it is and as green and
-differences (the default's models 25 and 40, fade.race.band_sizes), the
-choice (fade.race.green_pays), and with --whole the whole file coded with models 25 and
-40 (fade.statistics.encode_file, in this process).
+differences (the default's image models, 45 and 49 since models 45 to 52:
+fade.race.band_sizes), the choice (fade.race.green_pays), and with --whole
+the whole file coded with those models (fade.statistics.encode_file, in
+this process).
 """
 
 from __future__ import annotations

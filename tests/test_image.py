@@ -106,6 +106,22 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
                 assert result.returncode == 0 and result.stdout == photo, (level, name)
 
 
+def test_a_colour_image_is_screened_once(monkeypatch):
+    """Compressing a colour image codes its band both ways (race.band_sizes)
+    once, at the default and at max: the race's choice and the plan share
+    one screen (Settings.screen_of)."""
+    calls = []
+    measure = race.band_sizes
+    monkeypatch.setattr(race, "band_sizes", lambda *args: calls.append(1) or measure(*args))
+    photo = corpus_file("chelsea.ppm").read_bytes()[:30_000]
+    for level in ("default", "max"):
+        calls.clear()
+        archive = fade.compress(photo, level=level)
+        assert len(calls) == 1, level
+        assert fade.read_header(archive).statistics.model in (49, 50)
+        assert fade.decompress(archive) == photo
+
+
 def test_image_whose_header_promises_more_than_there_is():
     """A header whose pixels run past the end (a cut file), or stop before
     it (bytes after the image), decodes exactly: the contexts follow the
@@ -252,20 +268,20 @@ def _sixteen_bit_coded(samples, left):
 
 def test_weight_sets_by_the_pixels_place():
     """Models 45 to 52 (F_SETS with F_IMAGE) weigh the inputs with two
-    more weight sets chosen by where the next byte's pixel is: its column
-    and row within an 8x8 block (a JPEG's blocks), and its strip of
-    IMAGE_STRIP columns; outside the pixels, the first of each. On the
-    first rows of a gray photo and of a colour one (both once JPEGs) they
-    code smaller than models 25 and 40, which lack them."""
-    from fade.statistics.state import IMAGE_STRIP, S_IMAGE_PHASE, S_IMAGE_STRIP
+    more weight sets chosen by the plane and where the next byte's pixel
+    is: its column and row within an 8x8 block (a JPEG's blocks), and its
+    strip of IMAGE_STRIP columns; outside the pixels, the first of each.
+    On the first rows of a gray photo and of a colour one (both once JPEGs)
+    they code smaller than models 25 and 40, which lack them."""
+    from fade.statistics.state import IMAGE_STRIP, IMAGE_STRIPS, S_IMAGE_PHASE, S_IMAGE_STRIP
     head = b"P6\n40 12\n255\n"
     image = head + bytes((x * 7 + y * 3) % 256 for y in range(12) for x in range(120))
-    assert IMAGE_STRIP == 16
+    assert IMAGE_STRIP == 16 and IMAGE_STRIPS == 128
     for (column, row, plane) in ((37, 10, 1), (0, 0, 0), (17, 7, 2), (8, 8, 0)):
         end = len(head) + row * 120 + column * 3 + plane
         streams = _image_coded(image, 45, end).streams[0]
-        assert streams[S_IMAGE_PHASE] == (column % 8) * 8 + row % 8, (column, row)
-        assert streams[S_IMAGE_STRIP] == column // 16, (column, row)
+        assert streams[S_IMAGE_PHASE] == plane * 64 + (column % 8) * 8 + row % 8, (column, row)
+        assert streams[S_IMAGE_STRIP] == plane * 128 + column // 16, (column, row)
     header = _image_coded(image, 45, 4).streams[0]
     assert header[S_IMAGE_PHASE] == header[S_IMAGE_STRIP] == 0
     coins = corpus_file("coins.pgm").read_bytes()[:60_000]

@@ -25,10 +25,10 @@ JPEG-LS's image models read (`image_contexts`):
   pixel's neighbours (`image_inputs`, `note_image`);
 - weight sets by the plane and how busy the neighbourhood is, by the plane
   and the neighbourhood's shape, by the prediction; with F_SETS (models 45
-  to 52) two more by the pixel's place: its column and row in an 8x8 block
-  (where a JPEG's blocks were) and its strip of 16 columns (what the
-  picture holds there); the second and third APMs by the prediction and by
-  the median predictor, not the last bytes.
+  to 52) two more by the plane and the pixel's place: its column and row in
+  an 8x8 block (where a JPEG's blocks were) and its strip of 16 columns
+  (what the picture holds there); the second and third APMs by the
+  prediction and by the median predictor, not the last bytes.
 
 Outside the pixels (a header, a palette, bytes after) the contexts are
 orders 1 to 4 and two sparse ones. The layout (fade.statistics.pixels)
@@ -44,12 +44,12 @@ import numpy as np
 from fade.statistics.kernels import INLINE, JIT, STRETCH, context_hash
 from fade.statistics.parts import IMAGE, IMAGE_CONTEXTS
 from fade.statistics.state import (IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS, IMAGE_RING_MASK,
-                                   IMAGE_STRIP, IMAGE_STRIPS, S_IMAGE_PHASE, S_IMAGE_STRIP,
-                                   IMAGE_STEPS, OLS_INPUTS, OLS_SHIFTS, OLS_SIZE, S_BASE,
-                                   S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
-                                   S_IMAGE_PLANE, S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS,
-                                   S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START,
-                                   S_IMAGE_STRIDE, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES)
+                                   IMAGE_STEPS, IMAGE_STRIP, IMAGE_STRIPS, OLS_INPUTS,
+                                   OLS_SHIFTS, OLS_SIZE, S_BASE, S_HISTORY, S_IMAGE_APM,
+                                   S_IMAGE_END, S_IMAGE_PHASE, S_IMAGE_PIXEL, S_IMAGE_PLANE,
+                                   S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS, S_IMAGE_ROW,
+                                   S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
+                                   S_IMAGE_STRIP, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES)
 
 VIEW = 4096  # how far a 16-bit low byte's view of a neighbour may pass a byte's range
 WHOLE = -2  # _px's view of a neighbour for a 16-bit high byte: its whole sample
@@ -313,8 +313,9 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
         streams[s, S_IMAGE_APM] = (1 << 20) | (median16 >> 4)
     streams[s, S_IMAGE_PLANE] = min(plane, 3)
     column = x // pixel
-    streams[s, S_IMAGE_PHASE] = ((column & 7) << 3) | (y & 7)
-    streams[s, S_IMAGE_STRIP] = (column // IMAGE_STRIP) % IMAGE_STRIPS
+    streams[s, S_IMAGE_PHASE] = (min(plane, 3) << 6) | ((column & 7) << 3) | (y & 7)
+    streams[s, S_IMAGE_STRIP] = min(plane, 3) * IMAGE_STRIPS + \
+        (column // IMAGE_STRIP) % IMAGE_STRIPS
     _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
                      last, last2, w1, n1, nw1, ne1, w2, n2)
     if whole:

@@ -264,7 +264,8 @@ MODELS: tuple[Model, ...] = (
           "`fast`, PNM and BMP colour images whose colours move together (fade 0.11)",
           "each pixel coded as its green, then its red and its blue less the green (modulo "
           "256, plus 128; fade.statistics.colour), chosen where a band of rows from the "
-          "middle of the image, coded both ways with models 25 and 40, is 1.5% smaller so"),
+          "middle of the image, coded both ways with the default's image models (25 and 40; "
+          "45 and 49 since), is 1.5% smaller so"),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_GREEN, 25, "default", "image-green",
           "`default`, PNM and BMP colour images whose colours move together (a development "
           "build of fade 0.11)", "the colours of model 39", current=False),
@@ -283,11 +284,11 @@ MODELS: tuple[Model, ...] = (
           "order (a development build of fade 0.11; its hybrid mixes model 6)",
           "the colours of model 39", slots_per_byte_bits=3, current=False),
     # The mixer's weights by where a pixel is, as paq8px's image models choose
-    # some: in its 8x8 block (a JPEG's) and its strip of columns; 0.6-1.9% smaller
-    # on held-out photos (docs/statistics.md, "Models 45 to 52").
+    # some: in its 8x8 block (a JPEG's) and its strip of columns; 0.3-5.1% smaller
+    # on held-out images (docs/statistics.md, "Models 45 to 52").
     Model(_PLACES, 25, "default", "image", "`default`, PNM and BMP images (fade 0.11)",
-          "two more weight sets under the final mixer: by the pixel's column and row in "
-          "an 8x8 block and the bit position; by its strip of 16 columns"),
+          "two more weight sets under the final mixer: by the plane and the pixel's column "
+          "and row in an 8x8 block; by the plane and the pixel's strip of 16 columns"),
     Model(_PLACES, 26, "max", "image",
           "`max`, PNM and BMP images, alone in file order (fade 0.11; its hybrid mixes "
           "model 6)", "the weight sets of model 45", slots_per_byte_bits=3),

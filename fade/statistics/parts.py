@@ -98,9 +98,9 @@ MAX_CONTEXTS = WORD_NEXT + 1
 # 12 bits, the match state and bit position) under the final mixer; WORDSET:
 # two more (the letters in the current word, the last byte's kind and the bit
 # position; a copy of the first set learning at a quarter of the rate).
-# With IMAGE, SETS' two sets are the pixel's place instead: by its column
-# and row within an 8x8 block and the bit position (a JPEG's blocks), and by
-# its strip of IMAGE_STRIP columns (fade.statistics.image).
+# With IMAGE, SETS' two sets are by the plane and the pixel's place instead:
+# its column and row within an 8x8 block (a JPEG's blocks), and its strip of
+# IMAGE_STRIP columns (fade.statistics.image).
 # Model 3's: RUNS, two more inputs per context (the byte it saw last, if the
 # bits so far agree, through a map of how many times in a row it came; the
 # context's probability in the linear domain), and its contexts.

@@ -232,8 +232,8 @@ def predict(tables, s, c0, bitpos, network):
         elif parts & F_MARKUP:  # by where the byte is in the markup and its place
             set4 = LAYER_SETS + 256 + streams[s, S_M_PLACE]
         _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
-        if parts & F_SETS and parts & F_IMAGE:  # by the pixel's place in its block; its strip
-            set5 = MORE_SETS + streams[s, S_IMAGE_PHASE] * 8 + bitpos
+        if parts & F_SETS and parts & F_IMAGE:  # by the plane and the pixel's place in
+            set5 = MORE_SETS + streams[s, S_IMAGE_PHASE]  # its block; in its strip
             set6 = MORE_SETS + SET5 + streams[s, S_IMAGE_STRIP]
             _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
         elif parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit

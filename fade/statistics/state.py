@@ -105,13 +105,14 @@ IMAGE_RING = 1 << 17
 IMAGE_RING_MASK = IMAGE_RING - 1
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
-# F_SETS with F_IMAGE, in SET5's and SET6's places: by the pixel's column and
-# row in an 8x8 block (a JPEG's blocks) and the bit position; by its strip of
-# IMAGE_STRIP columns (the strips past IMAGE_STRIPS share sets again).
-IMAGE_PHASE_SETS = 64 * 8
+# F_SETS with F_IMAGE, in SET5's and SET6's places: by the plane (0-3) and
+# the pixel's column and row in an 8x8 block (a JPEG's blocks); by the plane
+# and the pixel's strip of IMAGE_STRIP columns (the strips past IMAGE_STRIPS
+# share sets again).
+IMAGE_PHASE_SETS = 4 * 64
 IMAGE_STRIP = 16
-IMAGE_STRIPS = 512
-assert IMAGE_PHASE_SETS <= SET5 and IMAGE_STRIPS <= SET6
+IMAGE_STRIPS = 128
+assert IMAGE_PHASE_SETS <= SET5 and 4 * IMAGE_STRIPS <= SET6
 
 # Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
 # F_SETS, 26-29 with F_WORDSET, 12-15 with F_SETS4; 19, 24, 25 and 30 with F_SSE;
