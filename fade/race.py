@@ -397,8 +397,8 @@ class Screen:
     def of(cls, data: bytes, measure: bool = False) -> "Screen":
         """What `data` is. With `measure`, a colour image (or raw colour
         pixels) is also coded in part both ways, to find whether its colours
-        pay as green and differences (`green_pays`: a
-        second or two a megabyte; what picks the model a whole input is
+        pay as green and differences (`green_pays`: 0.4-0.7 s a megabyte
+        of image, docs/statistics.md; what picks the model a whole input is
         coded with measures, not a screen of a window of it)."""
         symbols = np.frombuffer(data, dtype=np.uint8)
         text = int(_TEXT_BYTES[symbols].sum())

@@ -243,8 +243,8 @@ S_W_KINDS, S_W_OPEN, S_W_NUMBER, S_W_NUMBER_BEFORE = (S_WORDS + 4, S_WORDS + 5, 
 # F_SSE: where the last 32 bits were mispredicted (1: the coded bit had
 # less than half the probability), the newest lowest.
 S_MISSES = S_WORDS + 8
-# F_IMAGE with F_SETS: the next byte's weight sets by its place (above: the
-# column and row in an 8x8 block; the strip of columns).
+# F_IMAGE with F_SETS: the next byte's weight sets by its plane and place
+# (above: the column and row in an 8x8 block; the strip of columns).
 S_IMAGE_PHASE, S_IMAGE_STRIP = S_WORDS + 9, S_WORDS + 10
 S_FIELDS = S_WORDS + 11
 
