@@ -6,7 +6,7 @@ Codes each WAV file with statistics model 22 (the default's for audio; --model
 another) in this process and prints the bytes of its statistics stream (the
 archive's payload, without the container's few dozen bytes), each file and in
 all. --set overrides a constant of fade/statistics/audio.py (OLS_ORDER,
-OLS_DECAY, OLS_EVERY, OLS_RIDGE, OLS_FLOOR, ORDER, STEP, ...) before its
+OLS_ORDER64, OLS_DECAY, OLS_EVERY, OLS_RIDGE, OLS_FLOOR, ORDER, STEP, ...) before its
 compiled code is built, so a row of docs/statistics.md's tuning tables is one
 run: the code is compiled again (tens of seconds) and never cached. OLS_ORDER=0
 on mono files is the sign-sign cascade alone (models 21-23 before the least
@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 import fade.statistics.audio as audio  # noqa: E402
 from fade.config import LEVELS  # noqa: E402
 from fade.statistics.coding import encode_file  # noqa: E402
+from fade.statistics.models import MODEL_PARTS  # noqa: E402
 
 
 def variant(settings: dict[str, int]):
@@ -59,14 +60,15 @@ def main() -> None:
         name, _, value = item.partition("=")
         settings[name] = int(value, 0)
     module = variant(settings)
-    audio._residuals = module._residuals  # (what to_residuals and from_residuals call)
+    audio._recoded = module._recoded  # (what to_residuals and from_residuals call)
     config = dataclasses.replace(LEVELS["default"].statistics, model=args.model)
     total = 0
+    parts = audio.F_AUDIO | (MODEL_PARTS[args.model] & audio.F_OLS64)
     for path in args.files:
         data = path.read_bytes()
         source = np.frombuffer(data, dtype=np.uint8)
-        residuals = audio.to_residuals(source, audio.F_AUDIO)
-        if audio.from_residuals(residuals, audio.F_AUDIO).tobytes() != data:
+        residuals = audio.to_residuals(source, parts)
+        if audio.from_residuals(residuals, parts).tobytes() != data:
             raise SystemExit(f"audio_tune: {path.name}: the residuals do not undo")
         start = time.perf_counter()
         size = len(encode_file(data, config))

@@ -75,7 +75,8 @@ INSTRUCTIONS = CODE[:400] + b"".join(
     for i in range(48))
 # A WAV file of 16-bit PCM, stereo (made up here: a falling tone with a
 # little noise, the right channel an echo of the left with an offset), which
-# levels fast, default and max code with statistics models 21, 22 and 23,
+# levels fast, default and max code with statistics models 21, 22 and 23 (53,
+# 54 and 55 since),
 # the samples as a predictor's residuals (fade 0.11, format v8).
 _TIME = np.arange(1200)
 _LEFT = (9000 * np.sin(_TIME * (0.05 - _TIME * 1e-5)) +
@@ -201,11 +202,22 @@ ARCHIVES = {
     "statistics-default-x86-instructions": (INSTRUCTIONS, dict(level="default",
                                                                method="statistics")),
     "statistics-max-x86-instructions": (INSTRUCTIONS, dict(level="max", method="statistics")),
-    "statistics-audio": (AUDIO, dict(level="fast", method="statistics")),
-    "statistics-default-audio": (AUDIO, dict(level="default", method="statistics")),
-    "statistics-max-audio": (AUDIO, dict(level="max", method="statistics")),
-    "statistics-default-audio24": (AUDIO24, dict(level="default", method="statistics")),
-    "statistics-default-audio-apart": (AUDIO_APART, dict(level="default", method="statistics")),
+    # (The three levels' audio before models 53 to 55, asked for by number since.)
+    "statistics-audio": (AUDIO, dict(level="fast", method="statistics", statistics_model=21)),
+    "statistics-default-audio": (AUDIO, dict(level="default", method="statistics",
+                                             statistics_model=22)),
+    "statistics-max-audio": (AUDIO, dict(level="max", method="statistics", statistics_model=23)),
+    "statistics-default-audio24": (AUDIO24, dict(level="default", method="statistics",
+                                                 statistics_model=22)),
+    "statistics-default-audio-apart": (AUDIO_APART, dict(level="default", method="statistics",
+                                                         statistics_model=22)),
+    # The same with least squares of order 64: models 53 to 55.
+    "statistics-audio53": (AUDIO, dict(level="fast", method="statistics")),
+    "statistics-default-audio54": (AUDIO, dict(level="default", method="statistics")),
+    "statistics-max-audio55": (AUDIO, dict(level="max", method="statistics")),
+    "statistics-default-audio24-54": (AUDIO24, dict(level="default", method="statistics")),
+    "statistics-default-audio-apart54": (AUDIO_APART, dict(level="default",
+                                                           method="statistics")),
     "statistics-image": (IMAGE, dict(level="fast", method="statistics")),
     # (The default's and max's images before models 45 to 52, asked for by number since.)
     "statistics-default-image": (IMAGE, dict(level="default", method="statistics",

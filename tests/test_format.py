@@ -255,7 +255,9 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("max", 35, "max-log"), ("max", 36, "max36"), ("default", 37, "default37"),
     ("max", 38, "max38"), ("default", 45, "default-image45"), ("max", 46, "max-image46"),
     ("default", 45, "default-image16-45"), ("default", 47, "default-pixels47"),
-    ("default", 49, "default-image-green49")])
+    ("default", 49, "default-image-green49"), ("fast", 53, "audio53"),
+    ("default", 54, "default-audio54"), ("max", 55, "max-audio55"),
+    ("default", 54, "default-audio24-54"), ("default", 54, "default-audio-apart54")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -266,7 +268,8 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     0.11), on nucleotides (models 10, 11 and 12) and on x86 code (models 13,
     14 and 15 in an early build of fade 0.11, asked for by number; models 16,
     17 and 18 after it), on 16-bit PCM audio (models 21, 22 and 23; 24-bit at
-    the default), on images (models 24, 25 and 26; a BMP and a 16-bit gray
+    the default; asked for by number since models 53, 54 and 55, the same
+    with least squares of order 64), on images (models 24, 25 and 26; a BMP and a 16-bit gray
     image at the default), on a photo whose colours pay as green and
     differences (models 39, 40 and 41), on raw pixels (model 28 at the
     default; the default's and max's image models before models 45 to 52,
@@ -284,7 +287,8 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     mixing = LEVELS[level].statistics
     # A model its level no longer writes for these bytes (an earlier one): asked for by number.
     older = mixing.for_kind(kind).model != model
-    assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 36, 25, 26, 28, 40, 41))
+    assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 21, 22, 23, 36, 25, 26, 28, 40,
+                                 41))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

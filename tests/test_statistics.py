@@ -866,9 +866,10 @@ def test_audio_residuals_undo_exactly():
     recordings and on samples that make every sum wrap (full-scale noise,
     jumps from one extreme to the other), mono to 8 channels, and leave the
     header and a trailing odd byte alone; without F_AUDIO, or on other
-    bytes, the data is coded as it is."""
+    bytes, the data is coded as it is. The same with least squares of
+    order 64 (F_OLS64), whose residuals are others."""
     from fade.statistics.audio import from_residuals, to_residuals
-    from fade.statistics.parts import F_AUDIO
+    from fade.statistics.parts import F_AUDIO, F_OLS64
     rng = np.random.default_rng(11)
     noise = rng.integers(-32768, 32768, 4000).astype(np.int16)
     jumps = np.tile(np.array([32767, -32768, 32767, 0, -32768], dtype=np.int16), 400)
@@ -889,6 +890,10 @@ def test_audio_residuals_undo_exactly():
         assert coded.tobytes()[:44] == data[:44] and coded.tobytes() != data
         assert from_residuals(coded, F_AUDIO).tobytes() == data
         assert to_residuals(source, 0) is source
+        longer = to_residuals(source, F_AUDIO | F_OLS64)
+        assert from_residuals(longer, F_AUDIO | F_OLS64).tobytes() == data
+        if data in inputs[:2]:  # (real recordings: the order changes the predictions)
+            assert longer.tobytes() != coded.tobytes()
     assert len(inputs[1]) % 2 == 1 and to_residuals(
         np.frombuffer(inputs[1], dtype=np.uint8), F_AUDIO)[-1] == 7
     other = np.frombuffer(corpus_file("mapsdatazrh").read_bytes(), dtype=np.uint8)
@@ -961,7 +966,7 @@ def test_wasted_low_bits_stay_cheap():
     samples = np.frombuffer(recording[44:], dtype="<i2").astype(np.int64)
     for wasted in (_wav(samples << 8, 1, bits=24), _wav(samples & -16, 1)):
         audio = fade.compress(wasted, level="fast", method="statistics")
-        assert fade.read_header(audio).statistics.model == 21
+        assert fade.read_header(audio).statistics.model == 53
         other = fade.compress(wasted, level="fast", method="statistics", statistics_model=19)
         assert len(audio) < 0.9 * len(other)
         assert fade.decompress(audio) == wasted
@@ -970,7 +975,7 @@ def test_wasted_low_bits_stay_cheap():
 def test_audio_gets_the_audio_models_and_they_pay(tmp_path):
     """race.Screen finds real recordings (mono and stereo WAV files of
     16-bit PCM) to be audio, and text, code and map data not; levels fast,
-    default and max code them with models 21, 22 and 23 (the samples as a
+    default and max code them with models 53, 54 and 55 (the samples as a
     predictor's residuals), at least 10% smaller than with models 19, 20 and
     6 (their models for other bytes), and they decode in a fresh process."""
     for name in ("alice29.txt", "mapsdatazrh", "edge/compressed_file"):
@@ -978,5 +983,5 @@ def test_audio_gets_the_audio_models_and_they_pay(tmp_path):
     for name in ("pydub-test4.wav", "pydub-test1.wav"):
         recording = corpus_file(name).read_bytes()
         assert race.Screen.of(recording).kind == "audio"
-        _each_level_writes_its_model_and_it_pays(tmp_path, recording, (21, 22, 23),
+        _each_level_writes_its_model_and_it_pays(tmp_path, recording, (53, 54, 55),
                                                  (19, 20, 6), 0.9)

@@ -57,7 +57,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from fade.statistics.parts import F_AUDIO
+from fade.statistics.parts import F_AUDIO, F_OLS64
 
 ORDER, SHORT, SHIFT, STEP, SHORT_STEP, LIMIT = 16, 4, 12, 16, 64, 1 << 20
 # The least squares predictor (see above): its orders, the decay of its sums
@@ -66,6 +66,7 @@ ORDER, SHORT, SHIFT, STEP, SHORT_STEP, LIMIT = 16, 4, 12, 16, 64, 1 << 20
 # scale of the sums in the solution, its weights' fraction bits and bound,
 # and the bound on an input (in units of the wasted bits).
 OLS_ORDER, OLS_CROSS, OLS_DECAY, OLS_EVERY = 48, 4, 9, 8
+OLS_ORDER64 = 64  # the order with F_OLS64
 OLS_RIDGE, OLS_SCALE, OLS_FRACTION, OLS_WEIGHTS, OLS_LIMIT = 20, 50, 16, 1 << 24, 1 << 19
 # The sums' products in 1/2^OLS_PRODUCT, so that their decay (rounded) is
 # fine beside them where the samples are quiet.
@@ -141,7 +142,8 @@ def _recoded(data: np.ndarray, parts: int, forward: bool) -> np.ndarray:
         return data
     samples = slice(layout.start, layout.start + layout.size)
     out = np.array(data, dtype=np.uint8)
-    _residuals(out[samples].copy(), out[samples], layout.channels, layout.width, forward)
+    order = OLS_ORDER64 if parts & F_OLS64 else OLS_ORDER
+    _residuals(out[samples].copy(), out[samples], layout.channels, layout.width, forward, order)
     return out
 
 
@@ -263,16 +265,17 @@ def _wasted(seen: int, bits: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
-               forward: bool) -> None:
+               forward: bool, order: int) -> None:
     """Samples (little-endian, signed, `width` bytes each, in `source`) to
     zigzagged residuals (big-endian) in `out` (`forward`), or back (see
-    above), a sample of each channel in turn: each channel's state is its
-    own, and the last OLS_CROSS + 1 samples of each are kept for the others."""
+    above), a sample of each channel in turn, with least squares of `order`
+    (OLS_ORDER, or OLS_ORDER64): each channel's state is its own, and the
+    last OLS_CROSS + 1 samples of each are kept for the others."""
     bits = 8 * width
     half, mask = 1 << (bits - 1), (1 << bits) - 1
     count = len(source) // (width * channels)
     cross = OLS_CROSS if channels > 1 else 0
-    size = OLS_ORDER + cross
+    size = order + cross
     recent = np.zeros((channels, OLS_CROSS + 1), np.int64)  # samples, newest first
     long_inputs = np.zeros((channels, ORDER), np.int64)
     long_weights = np.zeros((channels, ORDER), np.int64)
@@ -287,7 +290,7 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
     # is, whichever moved less lately (decayed sums of its moves each way)
     side = np.ones(channels, np.bool_)
     moves = np.zeros((channels, 2), np.int64)
-    firsts = np.zeros(OLS_ORDER, np.int64)  # the first channel's moves, newest first
+    firsts = np.zeros(order, np.int64)  # the first channel's moves, newest first
     for k in range(count):
         for channel in range(channels):
             at = (k * channels + channel) * width
@@ -308,7 +311,7 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
                 other = 1 if channel == 0 else 0  # (its newest sample: this time's, or the last)
                 for i in range(OLS_CROSS):
                     moved = recent[other, i] - recent[other, i + 1]
-                    x[OLS_ORDER + i] = min(max(moved >> unit, -OLS_LIMIT), OLS_LIMIT)
+                    x[order + i] = min(max(moved >> unit, -OLS_LIMIT), OLS_LIMIT)
             total = np.int64(0)
             for i in range(size):
                 total += weights[channel, i] * x[i]
@@ -346,7 +349,7 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
             _accumulate(matrix[channel], vector[channel], x, target, size)
             if k % OLS_EVERY == OLS_EVERY - 1:
                 _solve(matrix[channel], vector[channel], weights[channel], size, lower, work)
-            for i in range(OLS_ORDER - 1, 0, -1):
+            for i in range(order - 1, 0, -1):
                 x[i] = x[i - 1]
             x[0] = target
             missed = difference - least
@@ -355,7 +358,7 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
                    SHORT_STEP, missed - first)
             if channel == 0:
                 if channels > 1:
-                    for i in range(OLS_ORDER - 1, 0, -1):
+                    for i in range(order - 1, 0, -1):
                         firsts[i] = firsts[i - 1]
                     firsts[0] = recent[0, 0] - recent[0, 1]
                 continue
@@ -377,7 +380,7 @@ def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
                 before = recent[channel, 0] - (recent[0, 0] if side[channel] else 0)
                 previous[channel] = ((before + half) & mask) - half
                 shift = _wasted(seen[channel], bits)
-                for i in range(OLS_ORDER):
+                for i in range(order):
                     moved = x[i] + sign * (firsts[i] >> shift)
                     x[i] = min(max(moved, -OLS_LIMIT), OLS_LIMIT)
                 matrix[channel, :, :] = 0

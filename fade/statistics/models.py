@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, F_GREEN, part_names)
+    F_SSE, F_GREEN, F_OLS64, part_names)
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,10 @@ _M3 = _M2 | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD
 # The default's and max's images (models 45 to 52): model 25's parts and, with
 # F_IMAGE, F_SETS' weight sets by the pixel's place.
 _PLACES = F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_SETS
+# The audio models' parts at fast, the default and max (models 21 to 23; 53 to
+# 55 with F_OLS64).
+_AUDIO = (_BINARY | F_RECORDS | F_AUDIO, _M1 | _BINARY | F_RECORDS | F_AUDIO,
+          _M3 | F_SETS4 | F_STRIDE | F_AUDIO)
 
 MODELS: tuple[Model, ...] = (
     Model(0, None, "fast", "text", "`fast` (fade 0.6-0.7's only model)",
@@ -162,19 +166,20 @@ MODELS: tuple[Model, ...] = (
     Model(_M1 | _BINARY | F_RECORDS, 5, "default", "binary",
           "`default`, bytes that are not text (fade 0.11; its hybrid, where asked for, mixes "
           "model 1)", "the record contexts and weight set of model 19"),
-    Model(_BINARY | F_RECORDS | F_AUDIO, 19, "fast", "audio",
-          "`fast`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
+    Model(_AUDIO[0], 19, "fast", "audio",
+          "`fast`, 16- or 24-bit PCM audio in a WAV file (a development build of fade 0.11)",
           "the samples coded as the residuals of a predictor (each channel's first "
           "differences, from the second channel on its side where that moves less, "
           "predicted by least squares of order 48 solved in integers every 8 samples, then "
           "sign-sign LMS filters of orders 16 and 4 in cascade; low bits that every sample "
-          "left 0 kept 0), zigzagged, high byte first"),
-    Model(_M1 | _BINARY | F_RECORDS | F_AUDIO, 20, "default", "audio",
-          "`default`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
-          "the residuals of model 21"),
-    Model(_M3 | F_SETS4 | F_STRIDE | F_AUDIO, 6, "max", "audio",
-          "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (fade 0.11; its "
-          "hybrid mixes model 6)", "the residuals of model 21", slots_per_byte_bits=3),
+          "left 0 kept 0), zigzagged, high byte first", current=False),
+    Model(_AUDIO[1], 20, "default", "audio",
+          "`default`, 16- or 24-bit PCM audio in a WAV file (a development build of fade 0.11)",
+          "the residuals of model 21", current=False),
+    Model(_AUDIO[2], 6, "max", "audio",
+          "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (a development "
+          "build of fade 0.11; its hybrid mixes model 6)", "the residuals of model 21",
+          slots_per_byte_bits=3, current=False),
     # Model 3's runs and model 2's weight sets made images larger (docs/statistics.md,
     # "Models 24 to 29"): max is the default's model with larger tables.
     Model(F_IMAGE, 0, "fast", "image", "`fast`, PNM and BMP images (fade 0.11)",
@@ -310,6 +315,18 @@ MODELS: tuple[Model, ...] = (
     Model(_PLACES | F_PIXELS | F_GREEN, 44, "max", "pixels-green",
           "`max`, raw colour pixels that move together, alone in file order (fade 0.11; "
           "its hybrid mixes model 6)", "the weight sets of model 45", slots_per_byte_bits=3),
+    # Least squares of order 64 for audio: -0.8% and -0.4% on two sets of tuning
+    # recordings against order 48 (docs/statistics.md, "Models 53 to 55").
+    Model(_AUDIO[0] | F_OLS64, 21, "fast", "audio",
+          "`fast`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
+          "least squares of order 64 in place of 48"),
+    Model(_AUDIO[1] | F_OLS64, 22, "default", "audio",
+          "`default`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
+          "least squares of order 64 in place of 48"),
+    Model(_AUDIO[2] | F_OLS64, 23, "max", "audio",
+          "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (fade 0.11; its "
+          "hybrid mixes model 6)", "least squares of order 64 in place of 48",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

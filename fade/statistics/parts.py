@@ -149,6 +149,8 @@ F_SSE = 1 << 30
 # GREEN (with IMAGE): a colour image's pixels coded as green, red less green
 # and blue less green (fade.statistics.colour), in file order.
 F_GREEN = 1 << 31
+# OLS64 (with AUDIO): the least squares predictor of order 64 instead of 48.
+F_OLS64 = 1 << 32
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -160,7 +162,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
               F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG",
               F_STATES: "F_STATES", F_WORDS: "F_WORDS",
-              F_SSE: "F_SSE", F_GREEN: "F_GREEN"}
+              F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
