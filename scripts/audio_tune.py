@@ -2,8 +2,8 @@
 
     python scripts/audio_tune.py FILE.wav ... [--set NAME=VALUE ...] [--model N]
 
-Codes each WAV file with statistics model 22 (the default's for audio; --model
-another) in this process and prints the bytes of its statistics stream (the
+Codes each WAV file with statistics model 22 (the default's for audio before
+models 53 to 55, so that the tables' commands give their rows; --model another) in this process and prints the bytes of its statistics stream (the
 archive's payload, without the container's few dozen bytes), each file and in
 all. --set overrides a constant of fade/statistics/audio.py (OLS_ORDER,
 OLS_ORDER64, OLS_DECAY, OLS_EVERY, OLS_RIDGE, OLS_FLOOR, ORDER, STEP, ...) before its

@@ -315,8 +315,8 @@ MODELS: tuple[Model, ...] = (
     Model(_PLACES | F_PIXELS | F_GREEN, 44, "max", "pixels-green",
           "`max`, raw colour pixels that move together, alone in file order (fade 0.11; "
           "its hybrid mixes model 6)", "the weight sets of model 45", slots_per_byte_bits=3),
-    # Least squares of order 64 for audio: -0.8% and -0.4% on two sets of tuning
-    # recordings against order 48 (docs/statistics.md, "Models 53 to 55").
+    # Least squares of order 64 for audio: -0.54% on ten tuning recordings against
+    # order 48, -0.34% on eight held out (docs/statistics.md, "Models 53 to 55").
     Model(_AUDIO[0] | F_OLS64, 21, "fast", "audio",
           "`fast`, 16- or 24-bit PCM audio in a WAV file (fade 0.11)",
           "least squares of order 64 in place of 48"),
