@@ -3,15 +3,16 @@
     python scripts/audio_tune.py FILE.wav ... [--set NAME=VALUE ...] [--model N]
 
 Codes each WAV file with statistics model 22 (the default's for audio before
-models 53 to 55, so that the tables' commands give their rows; --model another) in this process and prints the bytes of its statistics stream (the
+models 53 to 55, so that the tables' commands give their rows; --model
+another) in this process and prints the bytes of its statistics stream (the
 archive's payload, without the container's few dozen bytes), each file and in
 all. --set overrides a constant of fade/statistics/audio.py (OLS_ORDER,
-OLS_ORDER64, OLS_DECAY, OLS_EVERY, OLS_RIDGE, OLS_FLOOR, ORDER, STEP, ...) before its
-compiled code is built, so a row of docs/statistics.md's tuning tables is one
-run: the code is compiled again (tens of seconds) and never cached. OLS_ORDER=0
-on mono files is the sign-sign cascade alone (models 21-23 before the least
-squares stage). Each file's residuals are undone and compared, so a setting
-that breaks the round trip says so.
+OLS_ORDER64, OLS_DECAY, OLS_EVERY, OLS_RIDGE, OLS_FLOOR, ORDER, STEP, ...)
+before its compiled code is built, so a row of docs/statistics.md's tuning
+tables is one run: the code is compiled again (tens of seconds) and never
+cached. OLS_ORDER=0 on mono files is the sign-sign cascade alone (models
+21-23 before the least squares stage). Each file's residuals are undone and
+compared, so a setting that breaks the round trip says so.
 """
 
 from __future__ import annotations
