@@ -92,7 +92,9 @@ def craft_float(blob: bytes, crc_at: int, offset: int, code: str, value) -> byte
 @pytest.fixture(scope="module")
 def originals():
     text = corpus_file("alice29.txt").read_bytes()
-    return {"text": text[:600], "map": corpus_file("mapsdatazrh").read_bytes()[:2048],
+    # The learned archives take the shortest text (13 steps of the tiny
+    # network's 8 x 2 bytes): a crafted field that still decodes runs them all.
+    return {"text": text[:600], "short": text[:200], "map": corpus_file("mapsdatazrh").read_bytes()[:2048],
             "frames": text[:3 * 4096 - 1000]}
 
 
@@ -136,12 +138,12 @@ def frames_fields(blob: bytes):
 def honest(originals):
     """The honest archives the crafted ones come from, and their decode times."""
     made = {
-        "learned": (fade.compress(originals["text"], preset_name="tiny", batch_size=8, groups=2,
-                                  threads=1, method="fade"), originals["text"]),
+        "learned": (fade.compress(originals["short"], preset_name="tiny", batch_size=8, groups=2,
+                                  threads=1, method="fade"), originals["short"]),
         "floats-fast": (fade.compress(originals["map"], float_mode="fast", dtype="bf16",
                                       method="floats"), originals["map"]),
-        "hybrid": (fade.compress(originals["text"], preset_name="tiny", batch_size=8, groups=2,
-                                 threads=1, method="fade", level="default"), originals["text"]),
+        "hybrid": (fade.compress(originals["short"], preset_name="tiny", batch_size=8, groups=2,
+                                 threads=1, method="fade", level="default"), originals["short"]),
         "statistics": (fade.compress(originals["text"], level="fast"), originals["text"]),
         "deflate": (fade.compress(originals["text"], method="deflate"), originals["text"]),
         "frames": (framed(originals["frames"]), originals["frames"]),

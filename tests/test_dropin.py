@@ -137,9 +137,9 @@ def _archives() -> dict[str, tuple[bytes, bytes]]:
     made = {}
     random = corpus_file("edge/random_org_10k.bin").read_bytes()[:3000]
     made["compact"] = (random, fade.compress(random, level="fast"))
-    text = _text("asyoulik.txt", 20_000)
+    text = _text("asyoulik.txt", 6_000)
     made["statistics"] = (text, fade.compress(text, level="fast"))
-    small = _text("lcet10.txt", 1500)
+    small = _text("lcet10.txt", 500)  # 32 steps of 16 bytes: each decode runs the network
     made["hybrid"] = (small, fade.compress(small, level="default", preset_name="tiny",
                                            method="fade", batch_size=16))
     framed = _text("plrabn12.txt", 3 * 4096 + 100)
