@@ -281,7 +281,7 @@ def test_cli_fast_mode_roundtrips_every_codec(tmp_path, checkpoint, codec):
 
 @pytest.mark.parametrize("dtype", list(FLOAT_TYPES))
 def test_cli_raw_arrays_roundtrip_in_both_modes(tmp_path, dtype):
-    data = tensor_bytes(dtype, 600, 0.05)
+    data = tensor_bytes(dtype, 300, 0.05)
     archive, _ = _roundtrip(tmp_path, "raw.bin", data, "--dtype", dtype, "--floats", "fast",
                             "--method", "floats")
     assert unpack(archive)[0].segments[0].type == dtype
@@ -336,12 +336,18 @@ def test_cli_reports_bad_float_input_in_one_line(tmp_path):
     assert not (tmp_path / "odd.bin.fade").exists() and not (tmp_path / "text.txt.fade").exists()
 
 
-@pytest.mark.parametrize("cut", [10, 25, 40, 60, -1, -30])
-def test_cli_damaged_float_archives_fail_in_one_line(tmp_path, checkpoint, cut):
-    source = tmp_path / "model.safetensors"
+@pytest.fixture(scope="module")
+def checkpoint_archive(checkpoint, tmp_path_factory) -> bytes:
+    """`checkpoint` compressed by the command line in fast mode."""
+    source = tmp_path_factory.mktemp("damaged") / "model.safetensors"
     source.write_bytes(checkpoint)
-    assert run_fade("compress", "--floats", "fast", str(source), cwd=tmp_path).returncode == 0
-    archive = (tmp_path / "model.safetensors.fade").read_bytes()
+    assert run_fade("compress", "--floats", "fast", str(source), cwd=source.parent).returncode == 0
+    return source.with_name("model.safetensors.fade").read_bytes()
+
+
+@pytest.mark.parametrize("cut", [10, 25, 40, 60, -1, -30])
+def test_cli_damaged_float_archives_fail_in_one_line(tmp_path, checkpoint_archive, cut):
+    archive = checkpoint_archive
     damaged = tmp_path / "damaged.fade"
     flipped = bytearray(archive)
     flipped[cut] ^= 0x20

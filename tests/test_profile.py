@@ -138,7 +138,7 @@ SIMULATED = {
 def sample(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("profiles")
     path = folder / "alice.txt"
-    path.write_bytes(corpus_file("alice29.txt").read_bytes()[:3000])
+    path.write_bytes(corpus_file("alice29.txt").read_bytes()[:1200])
     return path
 
 
