@@ -217,6 +217,17 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is among the causes and contexts of `error`."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
 def main(argv: list[str] | None = None, program: str = "fade") -> int:
     """Run the command line on argv and return the exit code (never raises).
 
@@ -246,7 +257,14 @@ def main(argv: list[str] | None = None, program: str = "fade") -> int:
     except MemoryError:
         say("out of memory (try a smaller --batch-size or preset)")
         return EXIT_ERROR
-    except Exception as error:  # a bug: still one line, and no partial output
+    except Exception as error:
+        if _received_signal is not None or _caused_by_interrupt(error):
+            # Ctrl-C or SIGTERM that a library turned into another error (one
+            # raised in a descriptor's __set_name__ while a module is imported
+            # becomes a RuntimeError): still an interrupt.
+            say("interrupted")
+            return EXIT_INTERRUPTED
+        # A bug: still one line, and no partial output.
         if os.environ.get("FADE_DEBUG"):
             raise
         first_line = (str(error).splitlines() or [""])[0]

@@ -381,6 +381,32 @@ def test_internal_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
 
 
+def test_an_interrupt_that_a_library_wraps_is_still_an_interrupt(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while a module is being imported can land in a descriptor's
+    __set_name__, which Python 3.11 reports as a RuntimeError caused by the
+    KeyboardInterrupt (a run of test_interrupt_leaves_nothing_behind met it
+    in torch's lazy import of torch._dynamo): still "interrupted", and nothing
+    left behind, not an internal error."""
+    import fade
+    from fade.cli.main import EXIT_INTERRUPTED, main
+
+    def interrupted_while_importing(*args, **kwargs):
+        class Field:
+            def __set_name__(self, owner, name):
+                os.kill(os.getpid(), signal.SIGINT)  # fade's handler raises KeyboardInterrupt
+                time.sleep(5)
+
+        class Element:  # noqa: F841 (created for its __set_name__)
+            by_key = Field()
+
+    monkeypatch.setattr(fade.single, "compress_with", interrupted_while_importing)
+    monkeypatch.delenv("FADE_DEBUG", raising=False)
+    (tmp_path / "a").write_bytes(b"data")
+    assert main(["compress", "-q", str(tmp_path / "a")]) == EXIT_INTERRUPTED
+    assert capsys.readouterr().err.strip().splitlines() == ["fade: interrupted"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
 def _stderr_on_a_terminal(args, cwd):
     """Run fade with stderr on a 100-column pseudo-terminal; return what it showed."""
     import fcntl
