@@ -62,8 +62,9 @@ def main() -> int:
         start = time.perf_counter()
         assert fade.decompress(archive) == data
         decompress = time.perf_counter() - start
-    print(f"{len(data)} bytes at level {args.level}, numba's cache empty: compress {compress:.1f} s, "
-          f"then decompress {decompress:.1f} s; {len(compiles.done)} compiles")
+    print(f"{len(data)} bytes at level {args.level}, numba's cache empty: "
+          f"compress {compress:.1f} s, then decompress {decompress:.1f} s; "
+          f"{len(compiles.done)} compiles")
     print("own s  whole s  function")
     for own, whole, name in sorted(compiles.done, reverse=True)[:args.top]:
         print(f"{own:5.2f}  {whole:7.2f}  {name}")

@@ -94,7 +94,8 @@ def originals():
     text = corpus_file("alice29.txt").read_bytes()
     # The learned archives take the shortest text (13 steps of the tiny
     # network's 8 x 2 bytes): a crafted field that still decodes runs them all.
-    return {"text": text[:600], "short": text[:200], "map": corpus_file("mapsdatazrh").read_bytes()[:2048],
+    return {"text": text[:600], "short": text[:200],
+            "map": corpus_file("mapsdatazrh").read_bytes()[:2048],
             "frames": text[:3 * 4096 - 1000]}
 
 

@@ -72,7 +72,7 @@ def test_file_order_round_trips(name, length, config):
     data = corpus_file(name).read_bytes()[:length]
     stream = statistics.encode_file(data, config)
     assert statistics.decode_file(stream, len(data), config) == data
-    if name == "alice29.txt" and statistics.MODELS[config.model].kind != "dna":
+    if name == "alice29.txt" and model.kind != "dna":
         assert len(stream) < 0.34 * len(data)  # text: well under 3 bits a byte even on 40 KB
     if name == "edge/zeros":  # long runs: the counters, APMs and match model saturate
         assert len(stream) < 0.002 * len(data) + 64
