@@ -118,11 +118,16 @@ def check_replay(header: Header, device: torch.device) -> None:
 @contextlib.contextmanager
 def deterministic(threads: int) -> Iterator[None]:
     """Pin the numerics that the archive records, restoring them afterwards."""
-    saved = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
+    saved = (torch.get_num_threads(), (torch.are_deterministic_algorithms_enabled(),
+                                       torch.is_deterministic_algorithms_warn_only_enabled()),
              torch.get_float32_matmul_precision(), torch.backends.cudnn.deterministic,
              torch.backends.cudnn.benchmark, torch.backends.cudnn.allow_tf32)
     torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True)
+    # torch.use_deterministic_algorithms(True) less its one other effect, a
+    # setting of torch's compiler (inductor), which fade never runs: importing
+    # the compiler's configuration loads torch._dynamo, about 3 s of every
+    # process that runs the network.
+    torch._C._set_deterministic_algorithms(True, warn_only=False)
     torch.set_float32_matmul_precision("highest")
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = False
@@ -131,7 +136,7 @@ def deterministic(threads: int) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(saved[0])
-        torch.use_deterministic_algorithms(saved[1])
+        torch._C._set_deterministic_algorithms(saved[1][0], warn_only=saved[1][1])
         torch.set_float32_matmul_precision(saved[2])
         (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark,
          torch.backends.cudnn.allow_tf32) = saved[3:]

@@ -31,9 +31,10 @@ class Predictor:
             torch.manual_seed(seed)
             model = FADE(cfg, batch_size, groups, portable)
         self.model = model.to(device)
-        self.optimizer = torch.optim.Adam(
-            self.model.parameters(), lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
-            eps=cfg.adam_eps, weight_decay=cfg.weight_decay, fused=True)
+        self.optimizer = FusedAdam(
+            list(self.model.parameters()), lr=cfg.learning_rate,
+            betas=(cfg.adam_beta1, cfg.adam_beta2), eps=cfg.adam_eps,
+            weight_decay=cfg.weight_decay)
         self.device = device
         self.group_rows = group_rows(batch_size, groups)
         # Each group's loss is its mean weighted by its share of the batch, so
@@ -59,7 +60,7 @@ class Predictor:
         """Backward of the group's cross-entropy on its (B_g,) int64 bytes;
         gradients accumulate over the groups of a step."""
         if group == 0:
-            self.optimizer.zero_grad(set_to_none=True)
+            self.optimizer.zero_grad()
         loss = F.cross_entropy(self._logits[group], targets)
         if self._weights[group] is not None:
             loss = loss * self._weights[group]
@@ -73,3 +74,54 @@ class Predictor:
         targets = self._targets[0] if len(self._targets) == 1 else torch.cat(self._targets)
         self.context = torch.cat((self.context[:, 1:], targets[:, None]), dim=1)
 
+
+
+class FusedAdam:
+    """torch.optim.Adam(fused=True), the optimizer every learned archive
+    records (format.headers.OPTIMIZERS): the same state, made when a
+    parameter first has a gradient, and the same kernel, torch._fused_adam_,
+    with the same arguments, so its steps are the same bits (a test compares
+    them). torch.optim's classes load torch._dynamo when they are made (for
+    torch.compile, which fade never runs): about 3 s of every process that
+    runs the network, which this class does not pay.
+    """
+
+    def __init__(self, params: list, lr: float, betas: tuple[float, float], eps: float,
+                 weight_decay: float):
+        self.params = params
+        self.lr, (self.beta1, self.beta2), self.eps = lr, betas, eps
+        self.weight_decay = weight_decay
+        # parameter index -> (step, exp_avg, exp_avg_sq), as torch.optim.Adam's state
+        self.state: dict[int, tuple] = {}
+
+    def zero_grad(self) -> None:
+        """Drop every gradient (as torch's zero_grad(set_to_none=True))."""
+        for param in self.params:
+            param.grad = None
+
+    def step(self) -> None:
+        """One Adam step of the parameters that have gradients."""
+        with torch.no_grad():
+            self._step()
+
+    def _step(self) -> None:
+        lists: tuple[list, list, list, list, list] = ([], [], [], [], [])
+        for index, param in enumerate(self.params):
+            if param.grad is None:
+                continue
+            if index not in self.state:
+                self.state[index] = (
+                    torch.zeros((), dtype=torch.float32, device=param.device),
+                    torch.zeros_like(param, memory_format=torch.preserve_format),
+                    torch.zeros_like(param, memory_format=torch.preserve_format))
+            step, exp_avg, exp_avg_sq = self.state[index]
+            for kept, tensor in zip(lists, (param, param.grad, exp_avg, exp_avg_sq, step)):
+                kept.append(tensor)
+        params, grads, exp_avgs, exp_avg_sqs, steps = lists
+        if not params:
+            return
+        torch._foreach_add_(steps, 1)
+        torch._fused_adam_(params, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False,
+                           lr=self.lr, beta1=self.beta1, beta2=self.beta2,
+                           weight_decay=self.weight_decay, eps=self.eps, maximize=False,
+                           grad_scale=None, found_inf=None)

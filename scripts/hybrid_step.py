@@ -49,7 +49,7 @@ def profile(data: bytes, plan, steps: int, portable: bool) -> dict[str, float]:
         if statistics is not None:
             statistics.encode(targets_np, probs[:count])
         marks.append(time.perf_counter())
-        predictor.optimizer.zero_grad(set_to_none=True)
+        predictor.optimizer.zero_grad()
         targets = torch.from_numpy(targets_np.astype(np.int64))
         F.cross_entropy(logits, targets).backward()
         marks.append(time.perf_counter())

@@ -103,3 +103,38 @@ def test_parameter_count_and_limits_match_the_model():
         for batch, groups in ((1, 1), (7, 3), (128, 4)):
             model = FADE(cfg, batch, groups)
             assert cfg.parameter_count(batch) == sum(p.numel() for p in model.parameters())
+
+
+def test_fused_adam_steps_are_torch_adams_bits():
+    """fade's FusedAdam (which spares the network's processes torch._dynamo's
+    import) takes the steps torch.optim.Adam(fused=True) takes, bit for bit:
+    the same state, made when a parameter first has a gradient, and the same
+    kernel; some steps leave a parameter without a gradient, as a router may."""
+    from fade.network import FusedAdam
+
+    cfg = PRESETS["tiny"]
+    torch.manual_seed(5)
+    ours = FADE(cfg, 4)
+    theirs = FADE(cfg, 4)
+    theirs.load_state_dict(ours.state_dict())
+    start = [param.clone() for param in ours.parameters()]
+    settings = dict(lr=cfg.learning_rate, betas=(cfg.adam_beta1, cfg.adam_beta2),
+                    eps=cfg.adam_eps, weight_decay=cfg.weight_decay)
+    optimizers = (FusedAdam(list(ours.parameters()), **settings),
+                  torch.optim.Adam(theirs.parameters(), fused=True, **settings))
+    x = torch.randint(0, 256, (4, cfg.timesteps))
+    targets = torch.randint(0, 256, (4,))
+    for step in range(6):
+        for model, optimizer in zip((ours, theirs), optimizers):
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), targets).backward()
+            if step in (1, 4):  # a parameter with no gradient this step
+                next(model.parameters()).grad = None
+            optimizer.step()
+        for mine, torchs in zip(ours.parameters(), theirs.parameters()):
+            assert torch.equal(mine, torchs), step
+    # what moved is what had a gradient (the first call's parameters of the
+    # global stream, say, have none after it), and torch's state is as large
+    moved = {index for index, (now, then) in enumerate(zip(ours.parameters(), start))
+             if not torch.equal(now, then)}
+    assert moved == set(optimizers[0].state) and len(moved) == len(optimizers[1].state) > 30
