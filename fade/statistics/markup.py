@@ -92,7 +92,7 @@ def _element(streams, s, depth):
     return streams[s, S_M_STACK + depth - 1]
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)  # compiled apart (its arguments as int64: once), not copied at six places
 def _begin(streams, recent, s, mode, key, field):
     """The next byte starts a field of `key` (`field`: whether one whose last
     place the table keeps, a value or a text) in `mode`."""
@@ -128,13 +128,13 @@ def _end(streams, recent, s):
     return start, end
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _text(streams, recent, s):
     """Text follows a tag: keyed by its element and the parent."""
     depth = streams[s, S_M_DEPTH]
     key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + _element(streams, s, depth - 1),
                        M_TEXT)
-    _begin(streams, recent, s, M_TEXT, key, True)
+    _begin(streams, recent, s, np.int64(M_TEXT), key, np.int64(1))
 
 
 @nb.njit(**JIT)
@@ -149,16 +149,17 @@ def note_markup(streams, recent, s, byte):
             _end(streams, recent, s)
             key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + streams[s, S_M_SIBLING],
                                M_NAME)
-            _begin(streams, recent, s, M_NAME, key, False)
+            _begin(streams, recent, s, np.int64(M_NAME), key, np.int64(0))
         else:
             streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
             streams[s, S_M_TEXTS] = (streams[s, S_M_TEXTS] << 8) | byte
     elif mode == M_NAME:
         if token == 0 and byte == 47:  # </
-            _begin(streams, recent, s, M_CLOSE, context_hash(_element(streams, s, depth), M_CLOSE),
-                   False)
+            key = context_hash(_element(streams, s, depth), M_CLOSE)
+            _begin(streams, recent, s, np.int64(M_CLOSE), key, np.int64(0))
         elif token == 0 and (byte == 33 or byte == 63):  # <! or <?
-            _begin(streams, recent, s, M_SPECIAL, context_hash(byte, M_SPECIAL), False)
+            _begin(streams, recent, s, np.int64(M_SPECIAL), context_hash(byte, M_SPECIAL),
+                   np.int64(0))
         elif _is_name(byte):
             streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
         else:  # the name ends: the element opens
@@ -179,7 +180,7 @@ def note_markup(streams, recent, s, byte):
             key = context_hash(_element(streams, s, depth) * 0x9E3779B1
                                + _element(streams, s, depth - 1),
                                streams[s, S_M_ATTRIBUTE] * 8 + M_VALUE)
-            _begin(streams, recent, s, M_VALUE, key, True)
+            _begin(streams, recent, s, np.int64(M_VALUE), key, np.int64(1))
         elif _is_name(byte):
             streams[s, S_FIELD_HASH] = bytes_hash(token, byte)
         else:
@@ -221,7 +222,7 @@ def note_markup(streams, recent, s, byte):
         streams[s, S_POSITION] - streams[s, S_FIELD_START], 7)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _tag(streams, recent, s, byte, depth):
     """Inside an element's tag, after `byte` (not a name's, not an opening
     quote; S_HISTORY still ends with the byte before it): > ends the tag
@@ -232,5 +233,5 @@ def _tag(streams, recent, s, byte, depth):
             streams[s, S_M_DEPTH] = max(depth - 1, 0)
         _text(streams, recent, s)
     else:  # between attributes: keyed by the element and the attribute before
-        _begin(streams, recent, s, M_TAG, context_hash(
-            _element(streams, s, depth), streams[s, S_M_ATTRIBUTE] * 8 + M_TAG), False)
+        key = context_hash(_element(streams, s, depth), streams[s, S_M_ATTRIBUTE] * 8 + M_TAG)
+        _begin(streams, recent, s, np.int64(M_TAG), key, np.int64(0))
