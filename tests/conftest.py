@@ -88,6 +88,22 @@ def run_fade(*args: str, cwd: Path, env: dict[str, str] | None = None,
                           input=stdin, capture_output=True, timeout=timeout)
 
 
+def decode_in_a_fresh_process(folder: Path, archives: dict[str, tuple[bytes, bytes]]) -> None:
+    """Assert that `fade decompress -c`, one new process for them all (it
+    writes each archive's bytes after the one before's), gives back each
+    archive's original: {name: (archive, original)}, written to
+    folder/name.fade."""
+    for name, (archive, _) in archives.items():
+        (folder / f"{name}.fade").write_bytes(archive)
+    result = run_fade("decompress", "-c", *(f"{name}.fade" for name in archives), cwd=folder)
+    assert result.returncode == 0, result.stderr.decode()
+    at = 0
+    for name, (_, original) in archives.items():
+        assert result.stdout[at:at + len(original)] == original, name
+        at += len(original)
+    assert at == len(result.stdout)
+
+
 def one_error_line(result: subprocess.CompletedProcess, *must_contain: str) -> str:
     """Assert a failed run printed exactly one line, `fade: ...`, and no traceback."""
     assert result.returncode != 0, result

@@ -16,7 +16,7 @@ from fade.statistics.colour import from_green, to_green
 from fade.statistics.parts import F_GREEN
 from fade.statistics.pixels import HEAD_LIMIT, Layout, image_layout, raw_layout
 
-from conftest import corpus_file, run_fade
+from conftest import corpus_file, decode_in_a_fresh_process, run_fade
 
 
 def _gray_bmp(pixels: bytes, width: int, height: int) -> bytes:
@@ -88,6 +88,7 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
               "coins.bmp": _coins_bmp(60)}
     for name, photo in photos.items():
         assert race.Screen.of(photo).kind == "image", name
+    archives = {}
     for level, plain, green, other, margin in (("fast", 24, 39, 19, 1.0),
                                                ("default", 45, 49, 20, 0.92),
                                                ("max", 46, 50, 6, 0.92)):
@@ -101,9 +102,8 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
                                     statistics_model=other)
             assert len(archive) < margin * len(against), (level, name)
             if level == "default" or name == "chelsea.ppm":
-                (tmp_path / f"{name}.fade").write_bytes(archive)
-                result = run_fade("decompress", "-c", f"{name}.fade", cwd=tmp_path)
-                assert result.returncode == 0 and result.stdout == photo, (level, name)
+                archives[f"{level}-{name}"] = (archive, photo)
+    decode_in_a_fresh_process(tmp_path, archives)
 
 
 def test_a_colour_image_is_screened_once(monkeypatch):
@@ -191,6 +191,7 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     assert race.Screen.of(photo).kind == "pixels"
     headed = b"P6\n451 30\n255\n" + photo
     # (its colours pay as green and differences)
+    archives = {}
     for level, model, other, margin in (("fast", 42, 19, 1.0), ("default", 51, 20, 0.92),
                                         ("max", 52, 6, 0.92)):
         archive = fade.compress(photo, level=level, method="statistics")
@@ -199,9 +200,8 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
         assert len(archive) < margin * len(against), level
         with_header = fade.compress(headed, level=level, method="statistics")
         assert len(archive) < 1.005 * len(with_header), level
-        (tmp_path / f"{level}.fade").write_bytes(archive)
-        result = run_fade("decompress", "-c", f"{level}.fade", cwd=tmp_path)
-        assert result.returncode == 0 and result.stdout == photo, level
+        archives[level] = (archive, photo)
+    decode_in_a_fresh_process(tmp_path, archives)
     text = corpus_file("alice29.txt").read_bytes()[:9000]
     forced = fade.compress(text, level="default", method="statistics", statistics_model=47)
     assert fade.read_header(forced).statistics.model == 47 and fade.decompress(forced) == text
@@ -371,6 +371,7 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
     apart = _unmoved(photo, 15, 451)
     assert race.Screen.of(photo, measure=True).kind == "image-green"
     assert race.Screen.of(apart, measure=True).kind == "image"
+    archives = {}
     for name, data, model, other in (("photo", photo, 49, 45), ("apart", apart, 45, 49),
                                      ("pixels", photo[15:15 + 22 * 1353], 51, 47)):
         archive = fade.compress(data, level="default", method="statistics")
@@ -378,9 +379,8 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
         against = fade.compress(data, level="default", method="statistics",
                                 statistics_model=other)
         assert len(archive) < len(against), name
-        (tmp_path / f"{name}.fade").write_bytes(archive)
-        result = run_fade("decompress", "-c", f"{name}.fade", cwd=tmp_path)
-        assert result.returncode == 0 and result.stdout == data, name
+        archives[name] = (archive, data)
+    decode_in_a_fresh_process(tmp_path, archives)
     text = corpus_file("alice29.txt").read_bytes()[:5000]
     config = LEVELS["default"].statistics.sized(len(text))
     for model, plain in (*((m, m - 15) for m in range(39, 45)),

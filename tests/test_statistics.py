@@ -20,7 +20,7 @@ from fade.config import LEVELS, StatisticsConfig, batch_size_for
 from fade.lockstep import Layout
 from fade.statistics.parts import F_GREEN
 
-from conftest import corpus_file, fade_env, one_error_line, run_fade
+from conftest import corpus_file, decode_in_a_fresh_process, fade_env, one_error_line, run_fade
 
 SMALL = StatisticsConfig(table_bits=16, match_bits=14)
 # Every model in the table, but those that add F_GREEN alone to another: they code
@@ -274,16 +274,19 @@ def test_cli_levels_round_trip_in_fresh_processes(tmp_path):
     text = corpus_file("asyoulik.txt").read_bytes()[:1_500]
     (tmp_path / "t").write_bytes(text)
     hybrid = ["--preset", "tiny", "--batch-size", "12", "--method", "fade"]
-    for args in (["--level", "fast"], ["--level", "max", *hybrid],
-                 ["--level", "max", "--method", "statistics"]):
-        assert run_fade("compress", "-f", *args, "t", cwd=tmp_path).returncode == 0
-        header = fade.read_header((tmp_path / "t.fade").read_bytes())
+    archives = {}
+    for n, args in enumerate((["--level", "fast"], ["--level", "max", *hybrid],
+                              ["--level", "max", "--method", "statistics"])):
+        assert run_fade("compress", "-f", *args, "-o", f"{n}.fade", "t",
+                        cwd=tmp_path).returncode == 0
+        archive = (tmp_path / f"{n}.fade").read_bytes()
+        header = fade.read_header(archive)
         assert header.method == ("fade" if "fade" in args else "statistics")
-        assert header.statistics.model == LEVELS[args[1]].statistics.model  # (0, 36: text)
+        assert header.statistics.model == LEVELS[args[1]].statistics.model  # (0, 38: text)
         if "fade" in args:
             assert header.coding == "hybrid" and header.statistics.keyed
-        result = run_fade("decompress", "-c", "t.fade", cwd=tmp_path)
-        assert result.returncode == 0 and result.stdout == text, result.stderr
+        archives[str(n)] = (archive, text)
+    decode_in_a_fresh_process(tmp_path, archives)
     one_error_line(run_fade("compress", "-f", "--level", "fast", "--preset", "tiny", "t",
                             cwd=tmp_path), "level fast runs no network")
 
@@ -630,16 +633,15 @@ def _each_level_writes_its_model_and_it_pays(tmp_path, data, models, against=(0,
     with `models`, smaller than `margin` times with the models `against`
     (their models for text), and it decodes in a fresh process; returns
     the size with each of `against`, by level."""
-    sizes = {}
+    sizes, archives = {}, {}
     for level, model, other in zip(("fast", "default", "max"), models, against):
         archive = fade.compress(data, level=level, method="statistics")
         assert fade.read_header(archive).statistics.model == model
         sizes[level] = len(fade.compress(data, level=level, method="statistics",
                                          statistics_model=other))
         assert len(archive) < margin * sizes[level], level
-        (tmp_path / f"{level}.fade").write_bytes(archive)
-        result = run_fade("decompress", "-c", f"{level}.fade", cwd=tmp_path)
-        assert result.returncode == 0 and result.stdout == data
+        archives[level] = (archive, data)
+    decode_in_a_fresh_process(tmp_path, archives)
     return sizes
 
 
