@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this tree's fade, not an installed one: trees compared side by side
 
 
 def main() -> int:
