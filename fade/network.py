@@ -75,7 +75,6 @@ class Predictor:
         self.context = torch.cat((self.context[:, 1:], targets[:, None]), dim=1)
 
 
-
 class FusedAdam:
     """torch.optim.Adam(fused=True), the optimizer every learned archive
     records (format.headers.OPTIMIZERS): the same state, made when a
