@@ -3,6 +3,7 @@ way a user can get it wrong."""
 
 import os
 import pty
+import re
 import shutil
 import signal
 import subprocess
@@ -86,22 +87,28 @@ def test_generated_lengths_roundtrip(tmp_path):
         assert (tmp_path / name).read_bytes() == text[:int(name[1:])], name
 
 
-@pytest.mark.parametrize("method", ["fade", "stored", "deflate", "bzip2", "xz", "lzma",
-                                    "statistics"])
-def test_every_method_roundtrips_through_the_cli(tmp_path, method):
-    # Every way of writing an archive, decoded by a fresh process without flags.
+def test_every_method_roundtrips_through_the_cli(tmp_path):
+    # Every way of writing an archive, one compressing process each; the
+    # archives read by one `fade info` and decoded by one fresh process
+    # without flags.
     data = corpus_file("asyoulik.txt").read_bytes()[:1000]
-    (tmp_path / "a").write_bytes(data)
-    batch = ("--batch-size", "8") if method == "fade" else ()  # 125 steps, not 1000
-    model = ("-q",) if method == "statistics" else TINY  # the statistics take no preset
-    result = run_fade("compress", *model, *batch, "--method", method, "a", cwd=tmp_path)
+    methods = ("fade", "stored", "deflate", "bzip2", "xz", "lzma", "statistics")
+    for method in methods:
+        (tmp_path / method).write_bytes(data)
+        batch = ("--batch-size", "8") if method == "fade" else ()  # 125 steps, not 1000
+        model = ("-q",) if method == "statistics" else TINY  # the statistics take no preset
+        result = run_fade("compress", *model, *batch, "--method", method, method, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr.decode()
+        os.remove(tmp_path / method)
+    archives = [method + ".fade" for method in methods]
+    info = run_fade("info", *archives, cwd=tmp_path).stdout.decode()
+    fields = dict(re.findall(r"^(\S+)\.fade:\n((?:  .*\n)*)", info, re.M))
+    assert {method: f"  method: {method}\n" in fields.get(method, "")
+            for method in methods} == dict.fromkeys(methods, True), info
+    result = run_fade("decompress", "-q", *archives, cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()
-    os.remove(tmp_path / "a")
-    info = run_fade("info", "a.fade", cwd=tmp_path).stdout.decode()
-    assert f"method: {method}\n" in info
-    result = run_fade("decompress", "-q", "a.fade", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr.decode()
-    assert (tmp_path / "a").read_bytes() == data
+    assert {method: (tmp_path / method).read_bytes() == data
+            for method in methods} == dict.fromkeys(methods, True)
 
 
 def test_size_floor_picks_compact_archives_where_the_model_cannot_win(tmp_path):

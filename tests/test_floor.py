@@ -49,7 +49,7 @@ def test_auto_falls_back_when_the_model_archive_is_larger():
 
 def test_auto_keeps_the_model_where_it_wins():
     data = corpus_file("alice29.txt").read_bytes()[:6000]
-    packed = fade.compress(data, preset_name="tiny", batch_size=4)
+    packed = fade.compress(data, preset_name="tiny", batch_size=16)
     assert method_of(packed) == "fade" and len(packed) < len(data)
     assert fade.decompress(packed) == data
 
