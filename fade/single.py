@@ -66,8 +66,11 @@ class Plan:
     coder_threads: int = 0  # coder workers beside the model: speed only
     screen: race.Screen | None = None  # what the bytes are: the model, the network or not
     racing: StatisticsConfig | None = None  # the statistics alone a hybrid races (method auto)
+    compact: str | None = None  # a compact method asked for (fade.floor): no model runs
 
     def __str__(self) -> str:
+        if self.compact is not None:
+            return f"writing a compact archive with method {self.compact}: no model runs"
         if self.alone is not None:
             tables = format_bytes(self.alone.memory_bytes(self.length))
             why = ""
@@ -189,9 +192,9 @@ class Settings:
     def _choose(self, length: int, data: bytes | None, screen: race.Screen | None = None
                 ) -> tuple[Plan | None, str | None, Level | None, race.Screen | None]:
         """What `plan` decides before it loads the network (no torch): a
-        Plan of the statistics alone where no network runs (else None), the
-        level, the Level and what the bytes are (`screen`, where the caller
-        has it: `screen_of` the same bytes)."""
+        Plan of the statistics alone or of a compact method where no network
+        runs (else None), the level, the Level and what the bytes are
+        (`screen`, where the caller has it: `screen_of` the same bytes)."""
         if self.method not in METHOD_CHOICES:
             raise FadeError(f"unknown method {self.method!r} (choose from "
                             f"{', '.join(METHOD_CHOICES)})")
@@ -204,6 +207,14 @@ class Settings:
                             "order: it takes no preset")
         level = self._level_name()
         chosen = named_level(level) if level is not None else None
+        if chosen is not None and chosen.preset is None and (model is not None or preset_name):
+            raise FadeError(f"level {level} runs no network: it takes no preset")
+        if self.method in floor.DECODED_METHODS:  # neither the screen nor torch is needed
+            if preset_name:
+                preset(preset_name)  # a wrong name is still refused
+            if model is not None:
+                model.validate()
+            return Plan(length, level, compact=self.method), level, chosen, None
         # What the bytes are picks the model of the level's statistics alone
         # (text, table, dna, x86, binary: StatisticsConfig.for_kind) and, for a hybrid,
         # whether the network runs. A hybrid mixes the level's own model: with
@@ -215,8 +226,6 @@ class Settings:
         alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen) \
             if statistics is not None else None
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
-            if model is not None or preset_name:
-                raise FadeError(f"level {level} runs no network: it takes no preset")
             return alone, level, chosen, screen
         if chosen is not None and not network_runs(level, model is not None or bool(preset_name),
                                                    self.method, self.float_mode):

@@ -61,3 +61,24 @@ def test_a_learned_archive_where_torch_cannot_be_imported_is_one_line(tmp_path):
                           capture_output=True, env=fade_env(), timeout=600)
     one_error_line(done, "torch cannot be imported here", "learned archives need it")
     assert not (tmp_path / "a").exists()
+
+
+def test_a_compact_method_asked_for_needs_no_torch(tmp_path):
+    """--method xz (or any compact method) writes no model's archive: a
+    preset or a level that would run the network does not load torch."""
+    python = _without_torch(tmp_path)
+    text = corpus_file("alice29.txt").read_bytes()[:20_000]
+    for name in ("a", "b"):
+        (tmp_path / name).write_bytes(text)
+    for name, options in (("a", ["--preset", "tiny", "--method", "xz"]),
+                          ("b", ["--level", "max", "--method", "deflate"])):
+        done = subprocess.run([str(python), "-m", "fade", "-q", *options, name], cwd=tmp_path,
+                              capture_output=True, text=True, env=fade_env(), timeout=600)
+        assert done.returncode == 0, done.stderr
+    done = subprocess.run([str(python), "-m", "fade", "-l", "a.fade", "b.fade"], cwd=tmp_path,
+                          capture_output=True, text=True, env=fade_env(), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[4] for line in done.stdout.splitlines()[1:3]] == ["xz", "deflate"]
+    done = subprocess.run([str(python), "-m", "fade", "-dc", "a.fade", "b.fade"], cwd=tmp_path,
+                          capture_output=True, env=fade_env(), timeout=600)
+    assert done.returncode == 0 and done.stdout == text + text, done.stderr
