@@ -8,11 +8,15 @@ data (fade.statistics.contexts, .records) and the per-bit predictor
 (fade.statistics.predictor) are built from these; the binary arithmetic
 coder is in fade.statistics.coder.
 
-A call between compiled functions that passes arrays costs numba reference
-counts: the few lines run for every context at every bit (a node's update,
-the APMs' reads and steps) stay written out in the predictor (as a call
-here, a node's update made coding 35% slower), and the contexts' per-byte
-functions are inlined where they are called (`INLINE`).
+The statistics' kernels are compiled without numba's reference counts
+(`JIT`): they allocate nothing, and every array they touch is held by the
+caller that made it (fade.statistics.coding's Tables) for as long as they
+run. With the counts, each array read out of the Tables and passed on cost
+an atomic increment and decrement at every bit, more than half of the
+coding's time (model 0 codes 2.4x as fast without them, the same bytes;
+docs/statistics.md, "Reference counts"). The few functions that allocate
+(`ALLOCATING`) keep them. The contexts' small per-byte functions are still
+inlined where they are called (`INLINE`): numba's own inlining.
 
 numba caches each compiled function beside its module and checks only that
 module's source for changes, while a kernel here is compiled into its
@@ -77,7 +81,11 @@ def _cache_folder() -> Path | None:
 
 drop_stale_caches()
 
-JIT = dict(nogil=True, cache=True, boundscheck=False)
+# `_nrt` is numba's switch for its reference-counting runtime (a default
+# target option since numba 0.49); without the counts a kernel that allocates
+# fails to compile, so none can free what it still uses.
+ALLOCATING = dict(nogil=True, cache=True, boundscheck=False)
+JIT = dict(ALLOCATING, _nrt=False)
 # For a function called once a byte with the state's arrays: compiled into its
 # caller (numba's own inlining), so the call costs no reference counts. Only
 # for small ones: numba copies an inlined function's IR block by block, each

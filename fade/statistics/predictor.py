@@ -22,9 +22,9 @@ import numpy as np
 
 from fade.statistics.coder import code_bit, code_check
 from fade.statistics.contexts import byte_kind, general_contexts, note_byte, note_followers
-from fade.statistics.kernels import (COUNTER_LIMIT, INLINE, JIT, RECIPROCAL, STATE_LIMIT, STRETCH,
-                                     adapt, apm_read, context_hash, find_slot, learn, network_bits,
-                                     squash, two_dots)
+from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, RECIPROCAL,
+                                     STATE_LIMIT, STRETCH, adapt, apm_read, context_hash,
+                                     find_slot, learn, network_bits, squash, two_dots)
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
@@ -541,7 +541,7 @@ def begin_image(tables, s, start, end, stride, row, pixel):
     _start_byte(tables, s, tables.parameters[P_BITS])
 
 
-@nb.njit(**JIT)
+@nb.njit(**ALLOCATING)  # (its empty distribution)
 def encode_range(tables, data, begin, end, out):
     """Encode data[begin:end] into `out`; returns the coder's position in it."""
     coder = tables.coder
@@ -552,7 +552,7 @@ def encode_range(tables, data, begin, end, out):
     return coder[C_POS]
 
 
-@nb.njit(**JIT)
+@nb.njit(**ALLOCATING)  # (its empty distribution)
 def decode_range(tables, payload, out, begin, end):
     """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
     coder = tables.coder

@@ -33,14 +33,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
+from fade.statistics.kernels import ALLOCATING, INLINE, JIT, bytes_hash, context_hash
 from fade.statistics.parts import F_E8E9, F_X86, X86_BEFORE, X86_PLACE, X86_SEQUENCE, X86_WHOLE
 from fade.statistics.state import (
     S_FIELDS, S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT, S_X86_MODRM, S_X86_OPCODE,
     S_X86_MODRMS, S_X86_OPCODES, S_X86_PREFIXES, S_X86_STEP, SCRATCH_HASHES, X86_STEPS)
 
 
-@nb.njit(**JIT)
+@nb.njit(**ALLOCATING)
 def _e8e9(data, forward, big):
     out = data.copy()
     rejected = np.int64(-8)  # the last E8 or E9 looked at and left
@@ -74,7 +74,7 @@ def _write(out, at, size, value, big):
         out[at + k] = (value >> (8 * (size - 1 - k) if big else 8 * k)) & 255
 
 
-@nb.njit(**JIT)
+@nb.njit(**ALLOCATING)
 def _rip_relative(data, forward):
     out = data.copy()
     streams = np.zeros((1, S_FIELDS), dtype=np.int64)
