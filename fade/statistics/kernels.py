@@ -81,9 +81,9 @@ def _cache_folder() -> Path | None:
 
 drop_stale_caches()
 
-# `_nrt` is numba's switch for its reference-counting runtime (a default
-# target option since numba 0.49); without the counts a kernel that allocates
-# fails to compile, so none can free what it still uses.
+# `_nrt` is numba's switch for its reference-counting runtime (one of its
+# default target options); without the runtime, a kernel that allocates
+# fails to compile, so none can free an array it still uses.
 ALLOCATING = dict(nogil=True, cache=True, boundscheck=False)
 JIT = dict(ALLOCATING, _nrt=False)
 # For a function called once a byte with the state's arrays: compiled into its
