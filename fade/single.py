@@ -382,10 +382,11 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
     # Where a hybrid will race the statistics alone, they start coding now,
     # in a thread of their own, while the network loads (race.alone_pass).
     # (The bytes screened once, for the race and the plan: a colour image's
-    # band is coded both ways.)
+    # band is coded both ways. Only method auto races; any other screens in
+    # the plan, where it needs to.)
     alone = screen = None
-    if settings.race_beside and settings.float_mode == "off" and \
-            floor.model_worthwhile(data):
+    if settings.method == "auto" and settings.race_beside and settings.float_mode == "off" \
+            and floor.model_worthwhile(data):
         screen = settings.screen_of(data)
         config = settings.race_statistics(len(data), data, screen)
         if config is not None:
