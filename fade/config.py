@@ -229,8 +229,8 @@ class StatisticsConfig:
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
-        colours pay as green and differences, markup (XML, HTML) with 30 and 31 (6 with
-        32) and log lines with 33 and 34 (6 with 35)."""
+        colours pay as green and differences, markup (XML, HTML) with 56 and 57 (6 with
+        58) and log lines with 33 and 34 (6 with 35)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -257,7 +257,8 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 45, "default-image16-45"), ("default", 47, "default-pixels47"),
     ("default", 49, "default-image-green49"), ("fast", 53, "audio53"),
     ("default", 54, "default-audio54"), ("max", 55, "max-audio55"),
-    ("default", 54, "default-audio24-54"), ("default", 54, "default-audio-apart54")])
+    ("default", 54, "default-audio24-54"), ("default", 54, "default-audio-apart54"),
+    ("fast", 56, "markup56"), ("default", 57, "default-markup57"), ("max", 58, "max-markup58")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -274,7 +275,9 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     differences (models 39, 40 and 41), on raw pixels (model 28 at the
     default; the default's and max's image models before models 45 to 52,
     asked for by number since, and 45, 46, 47 and 49 after them), on markup
-    (models 30, 31 and 32) and on log lines (33, 34 and 35); level max's text
+    (models 30, 31 and 32, asked for by number since models 56, 57 and 58,
+    which add a field's length against the field above's) and on log lines
+    (33, 34 and 35); level max's text
     from fade 0.11's release (model 36, model 6 before it); and the default's
     and max's text from fade 0.11 (models 37 and 38; models 1 and 36 before
     them, asked for by number since); the same bytes on any CPU."""
@@ -288,7 +291,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     # A model its level no longer writes for these bytes (an earlier one): asked for by number.
     older = mixing.for_kind(kind).model != model
     assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 21, 22, 23, 36, 25, 26, 28, 40,
-                                 41))
+                                 41, 30, 31, 32))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

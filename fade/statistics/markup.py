@@ -20,9 +20,12 @@ above's bytes with the key, the place, the byte after the one above and
 the last byte) and three of its own: the text alone (the tags between
 skipped) of orders 3 and 6, and the value before in the same tag at the
 same place (in text: the tag's last value, such as a language, with the
-current word). The weight sets: by the key (S_FIELD, in place
+current word); and with F_LENGTH (models 56 to 58) a fourth, the field's
+length so far against the field above's with the key and the last byte
+(where a text or a value ends: a translation is about as long as the one
+before it). The weight sets: by the key (S_FIELD, in place
 of a table's field index) and by where the byte is and its place
-(S_M_PLACE). The reference for models 30 to 32 (docs/format.md).
+(S_M_PLACE). The reference for models 30 to 32 and 56 to 58 (docs/format.md).
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
-from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, MARKUP_LEFT, MARKUP_TEXT1,
-                                   MARKUP_TEXT2)
+from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, MARKUP_LEFT, MARKUP_LENGTH,
+                                   MARKUP_TEXT1, MARKUP_TEXT2)
 from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
@@ -63,6 +66,18 @@ def markup_contexts(scratch, streams, buffer, s):
     scratch[SCRATCH_HASHES + MARKUP_TEXT1] = context_hash(texts & 0xFFFFFF, mode * 256 + c1)
     scratch[SCRATCH_HASHES + MARKUP_TEXT2] = context_hash(texts & 0xFFFFFFFFFFFF,
                                                           (mode + 8) * 256 + c1)
+    # F_LENGTH: the field's length so far against the field above's (16: none above)
+    start = streams[s, S_ABOVE_START]
+    against = 16
+    if start >= 0:
+        longer = (streams[s, S_POSITION] - streams[s, S_FIELD_START]
+                  - (streams[s, S_ABOVE_END] - start))
+        against = 5
+        if longer < 0:
+            against = 4 - min(_log2(-longer), 4)
+        elif longer > 0:
+            against = 6 + min(_log2(longer), 4)
+    scratch[SCRATCH_HASHES + MARKUP_LENGTH] = context_hash(key, (against << 8) | c1)
     left = 256  # the byte at this place in the value before in this tag
     start = streams[s, S_M_LEFT_START]
     if mode == M_VALUE and start >= 0 and start + offset < streams[s, S_M_LEFT_END]:
@@ -73,6 +88,16 @@ def markup_contexts(scratch, streams, buffer, s):
     else:
         scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
             streams[s, S_M_ATTRIBUTE] * 8 + mode, (offset << 18) | (left << 9) | c1)
+
+
+@nb.njit(**INLINE)
+def _log2(n):
+    """floor(log2(n)), n >= 1."""
+    k = 0
+    while n > 1:
+        n >>= 1
+        k += 1
+    return k
 
 
 @nb.njit(**INLINE)

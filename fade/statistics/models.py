@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, F_GREEN, F_OLS64, part_names)
+    F_SSE, F_GREEN, F_OLS64, F_LENGTH, part_names)
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,8 @@ MODELS: tuple[Model, ...] = (
           "`max`, raw pixels, alone in file order (a development build of fade 0.11; its "
           "hybrid mixes model 6)", "the made header of model 27", slots_per_byte_bits=3,
           current=False),
-    Model(F_TABLE | F_MARKUP, 7, "fast", "markup", "`fast`, markup: XML, HTML (fade 0.11)",
+    Model(F_TABLE | F_MARKUP, 7, "fast", "markup",
+          "`fast`, markup: XML, HTML (a development build of fade 0.11; model 56 since)",
           "the field contexts keyed by markup instead of columns: a field is an attribute's "
           "value (keyed by its element, the parent and the attribute) or the text in an "
           "element (by the element and the parent), the field above the same key's last one; "
@@ -218,16 +219,16 @@ MODELS: tuple[Model, ...] = (
           "the tag's last value, such as a language, with the current word); the "
           "weight set by the key in place of the one by the field's index, and (with model "
           "1's final mixer) the one by where the byte is (text, a name, a value...) and its "
-          "place in place of the one by the byte before"),
+          "place in place of the one by the byte before", current=False),
     # Model 2's contexts pay on markup (-2.6% on seven files against model 1's) at
     # 0.62x the speed, 90 KB/s (docs/statistics.md, "Models 30 to 32").
     Model(_M2 | F_TABLE | F_MARKUP, 2, "default", "markup",
-          "`default`, markup: XML, HTML (fade 0.11)",
-          "the markup contexts and weight sets of model 30"),
+          "`default`, markup: XML, HTML (a development build of fade 0.11; model 57 since)",
+          "the markup contexts and weight sets of model 30", current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_MARKUP, 9, "max", "markup",
-          "`max`, markup: XML, HTML (fade 0.11)",
+          "`max`, markup: XML, HTML (a development build of fade 0.11; model 58 since)",
           "the markup contexts and weight sets of model 30",
-          slots_per_byte_bits=3),
+          slots_per_byte_bits=3, current=False),
     Model(F_TABLE | F_LOG, 7, "fast", "log", "`fast`, log lines (fade 0.11)",
           "the field contexts and weight set of a table whose delimiter is a space from the "
           "end of the first line: a field is a token (a timestamp's part, a host, a level, "
@@ -327,6 +328,23 @@ MODELS: tuple[Model, ...] = (
           "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (fade 0.11; its "
           "hybrid mixes model 6)", "least squares of order 64 in place of 48",
           slots_per_byte_bits=3),
+    # Markup with the context of a field's length against the field above's: -0.65%
+    # on eight tuning files at fast; at the default with model 37's word contexts and
+    # APMs, without the trigram and the skipgram, -1.4% at 0.8x the speed (model
+    # 37's bit-history states were worse: docs/statistics.md, "Models 56 to 58").
+    Model(F_TABLE | F_MARKUP | F_LENGTH, 30, "fast", "markup",
+          "`fast`, markup: XML, HTML (fade 0.11)",
+          "the field's length so far against the field above's (shorter or longer by a "
+          "power of two, or as long) with the field's key and the last byte"),
+    Model((_M2 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH) & ~(F_TRIGRAM | F_SKIPGRAM),
+          31, "default", "markup", "`default`, markup: XML, HTML (fade 0.11)",
+          "model 56's length context, model 37's word contexts and three more APMs; without "
+          "the word before last with the current one, and the last three words",
+          slots_per_byte_bits=3),
+    Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH)
+          & ~(F_TRIGRAM | F_SKIPGRAM), 32, "max", "markup",
+          "`max`, markup: XML, HTML (fade 0.11)",
+          "model 57's additions; without the stride contexts", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

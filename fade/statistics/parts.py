@@ -87,7 +87,11 @@ MARKUP_TEXT1, MARKUP_TEXT2, MARKUP_LEFT = range(IMAGE + IMAGE_CONTEXTS, IMAGE + 
 # that followed the word before last time.
 (WORD_LINE, WORD_GAP, WORD_PAIR, WORD_KINDS, WORD_OPEN, WORD_NUMBER,
  WORD_NEXT) = range(MARKUP_LEFT + 1, MARKUP_LEFT + 8)
-MAX_CONTEXTS = WORD_NEXT + 1
+# Models 56 to 58's (markup): the field's length so far against the field
+# above's (shorter by how much, as long, longer by how much; a power of two
+# each way), with its key and the last byte: where a text or value ends.
+MARKUP_LENGTH = WORD_NEXT + 1
+MAX_CONTEXTS = MARKUP_LENGTH + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -151,6 +155,8 @@ F_SSE = 1 << 30
 F_GREEN = 1 << 31
 # OLS64 (with AUDIO): the least squares predictor of order 64 instead of 48.
 F_OLS64 = 1 << 32
+# LENGTH (with MARKUP): the context of a field's length against the field above's.
+F_LENGTH = 1 << 33
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -162,7 +168,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_RECORDS: "F_RECORDS", F_AUDIO: "F_AUDIO", F_IMAGE: "F_IMAGE",
               F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG",
               F_STATES: "F_STATES", F_WORDS: "F_WORDS",
-              F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64"}
+              F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64",
+              F_LENGTH: "F_LENGTH"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -180,7 +187,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (RECORD5, F_RECORDS),
                      *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)),
                      (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP),
-                     *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)))
+                     *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)),
+                     (MARKUP_LENGTH, F_LENGTH))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
