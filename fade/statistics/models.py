@@ -328,9 +328,9 @@ MODELS: tuple[Model, ...] = (
           "`max`, 16- or 24-bit PCM audio in a WAV file, alone in file order (fade 0.11; its "
           "hybrid mixes model 6)", "least squares of order 64 in place of 48",
           slots_per_byte_bits=3),
-    # Markup with the context of a field's length against the field above's: -0.65%
-    # on eight tuning files at fast; at the default with model 37's word contexts and
-    # APMs, without the trigram and the skipgram, -1.4% at 0.8x the speed (model
+    # Markup with the context of a field's length against the field above's: -0.4%
+    # on seven tuning files at fast; at the default with model 37's word contexts and
+    # APMs, without the trigram and the skipgram, -1.1% at 0.8x the speed (model
     # 37's bit-history states were worse: docs/statistics.md, "Models 56 to 58").
     Model(F_TABLE | F_MARKUP | F_LENGTH, 30, "fast", "markup",
           "`fast`, markup: XML, HTML (fade 0.11)",
@@ -344,7 +344,8 @@ MODELS: tuple[Model, ...] = (
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH)
           & ~(F_TRIGRAM | F_SKIPGRAM), 32, "max", "markup",
           "`max`, markup: XML, HTML (fade 0.11)",
-          "model 57's additions; without the stride contexts", slots_per_byte_bits=3),
+          "model 57's additions; without the trigram, the skipgram and the stride contexts",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
