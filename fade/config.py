@@ -224,13 +224,13 @@ class StatisticsConfig:
         models 0 and 37) code bytes that are not text with models 19 and
         20, which add the contexts that pay on machine code, records and
         images and cost text speed (docs/statistics.md, "Models 4 to 6"),
-        delimited tables with models 7 and 8 (level max, model 6 for any
-        bytes, with 9), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
+        delimited tables with models 59 and 60 (level max, model 6 for any
+        bytes, with 61), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
         (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
         colours pay as green and differences, markup (XML, HTML) with 56 and 57 (6 with
-        58) and log lines with 33 and 34 (6 with 35)."""
+        58) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

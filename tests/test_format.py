@@ -258,14 +258,16 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 49, "default-image-green49"), ("fast", 53, "audio53"),
     ("default", 54, "default-audio54"), ("max", 55, "max-audio55"),
     ("default", 54, "default-audio24-54"), ("default", 54, "default-audio-apart54"),
-    ("fast", 56, "markup56"), ("default", 57, "default-markup57"), ("max", 58, "max-markup58")])
+    ("fast", 56, "markup56"), ("default", 57, "default-markup57"), ("max", 58, "max-markup58"),
+    ("fast", 59, "table59"), ("default", 60, "default-table60"), ("max", 61, "max-table61"),
+    ("fast", 62, "log62"), ("default", 63, "default-log63"), ("max", 64, "max-log64")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
     0.10.0, model 6 from 0.11, in version 8's model byte) alone, in file
     order; levels fast and default on binary records (models 4 and 5 in an
     early build of fade 0.11, asked for by number; models 19 and 20 after it)
-    and the three levels on a delimited table (models 7, 8 and 9, from fade
+    and the three levels on a delimited table (models 7, 8 and 9 from fade
     0.11), on nucleotides (models 10, 11 and 12) and on x86 code (models 13,
     14 and 15 in an early build of fade 0.11, asked for by number; models 16,
     17 and 18 after it), on 16-bit PCM audio (models 21, 22 and 23; 24-bit at
@@ -277,7 +279,8 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     asked for by number since, and 45, 46, 47 and 49 after them), on markup
     (models 30, 31 and 32, asked for by number since models 56, 57 and 58,
     which add a field's length against the field above's) and on log lines
-    (33, 34 and 35); level max's text
+    (33, 34 and 35; 62, 63 and 64 since, as the tables' 59, 60 and 61);
+    level max's text
     from fade 0.11's release (model 36, model 6 before it); and the default's
     and max's text from fade 0.11 (models 37 and 38; models 1 and 36 before
     them, asked for by number since); the same bytes on any CPU."""
@@ -291,7 +294,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     # A model its level no longer writes for these bytes (an earlier one): asked for by number.
     older = mixing.for_kind(kind).model != model
     assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 21, 22, 23, 36, 25, 26, 28, 40,
-                                 41, 30, 31, 32))
+                                 41, 30, 31, 32, 7, 8, 9, 33, 34, 35))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

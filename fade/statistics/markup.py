@@ -34,14 +34,14 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
-from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, MARKUP_LEFT, MARKUP_LENGTH,
+from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, FIELD_LENGTH, MARKUP_LEFT,
                                    MARKUP_TEXT1, MARKUP_TEXT2)
 from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
     S_M_LEFT_END, S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_STACK, S_M_TEXTS,
     S_M_VALUE, S_POSITION, S_WORD, SCRATCH_HASHES)
-from fade.statistics.tables import place_above
+from fade.statistics.tables import length_against, place_above
 
 # Where the next byte is: text between tags, a tag's name, between a tag's
 # attributes, inside a quoted value, a closing tag, a comment or declaration.
@@ -66,18 +66,8 @@ def markup_contexts(scratch, streams, buffer, s):
     scratch[SCRATCH_HASHES + MARKUP_TEXT1] = context_hash(texts & 0xFFFFFF, mode * 256 + c1)
     scratch[SCRATCH_HASHES + MARKUP_TEXT2] = context_hash(texts & 0xFFFFFFFFFFFF,
                                                           (mode + 8) * 256 + c1)
-    # F_LENGTH: the field's length so far against the field above's (16: none above)
-    start = streams[s, S_ABOVE_START]
-    against = 16
-    if start >= 0:
-        longer = (streams[s, S_POSITION] - streams[s, S_FIELD_START]
-                  - (streams[s, S_ABOVE_END] - start))
-        against = 5
-        if longer < 0:
-            against = 4 - min(_log2(-longer), 4)
-        elif longer > 0:
-            against = 6 + min(_log2(longer), 4)
-    scratch[SCRATCH_HASHES + MARKUP_LENGTH] = context_hash(key, (against << 8) | c1)
+    scratch[SCRATCH_HASHES + FIELD_LENGTH] = context_hash(
+        key, (length_against(streams, s) << 8) | c1)
     left = 256  # the byte at this place in the value before in this tag
     start = streams[s, S_M_LEFT_START]
     if mode == M_VALUE and start >= 0 and start + offset < streams[s, S_M_LEFT_END]:
@@ -88,16 +78,6 @@ def markup_contexts(scratch, streams, buffer, s):
     else:
         scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
             streams[s, S_M_ATTRIBUTE] * 8 + mode, (offset << 18) | (left << 9) | c1)
-
-
-@nb.njit(**INLINE)
-def _log2(n):
-    """floor(log2(n)), n >= 1."""
-    k = 0
-    while n > 1:
-        n >>= 1
-        k += 1
-    return k
 
 
 @nb.njit(**INLINE)

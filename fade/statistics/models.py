@@ -100,17 +100,20 @@ MODELS: tuple[Model, ...] = (
           "the stride contexts and two more weight sets (by the kinds of the last four "
           "bytes; by order 3, hashed); its tables hold 8 slots a byte (up to 2^24, 1 GiB)",
           slots_per_byte_bits=3),
-    Model(F_TABLE, 0, "fast", "table", "`fast`, delimited tables (fade 0.11)",
+    Model(F_TABLE, 0, "fast", "table",
+          "`fast`, delimited tables (a development build of fade 0.11; model 59 since)",
           "three field contexts: the field's index with the place in it, the byte above "
           "(the same field's in the row above) and the last byte; the field's index with its "
           "bytes so far; the bytes of the field above with the place, the byte after the one "
           "above and the last byte (the delimiter found as the bytes come); the weight set by "
-          "the field's index and the bit position in place of the one by contexts found"),
-    Model(_M1 | F_TABLE, 1, "default", "table", "`default`, delimited tables (fade 0.11)",
-          "the field contexts and weight set of model 7"),
+          "the field's index and the bit position in place of the one by contexts found",
+          current=False),
+    Model(_M1 | F_TABLE, 1, "default", "table",
+          "`default`, delimited tables (a development build of fade 0.11; model 60 since)",
+          "the field contexts and weight set of model 7", current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE, 6, "max", "table",
-          "`max`, delimited tables (fade 0.11)", "the field contexts and weight set of model 7",
-          slots_per_byte_bits=3),
+          "`max`, delimited tables (a development build of fade 0.11; model 61 since)",
+          "the field contexts and weight set of model 7", slots_per_byte_bits=3, current=False),
     Model(F_DNA, 0, "fast", "dna", "`fast`, nucleotides (fade 0.11)",
           "the history as bases (line breaks, headers and other bytes skipped); three contexts "
           "(the place in the line with the line before's width; the last 12 and 20 bases with "
@@ -229,16 +232,20 @@ MODELS: tuple[Model, ...] = (
           "`max`, markup: XML, HTML (a development build of fade 0.11; model 58 since)",
           "the markup contexts and weight sets of model 30",
           slots_per_byte_bits=3, current=False),
-    Model(F_TABLE | F_LOG, 7, "fast", "log", "`fast`, log lines (fade 0.11)",
+    Model(F_TABLE | F_LOG, 7, "fast", "log",
+          "`fast`, log lines (a development build of fade 0.11; model 62 since)",
           "the field contexts and weight set of a table whose delimiter is a space from the "
           "end of the first line: a field is a token (a timestamp's part, a host, a level, "
-          "a word of the message), the field above the same token of the line before"),
+          "a word of the message), the field above the same token of the line before",
+          current=False),
     # As for markup, model 2's contexts pay (-2.7% on eight logs against model 1's) at
     # about 0.6x the speed, 100 KB/s (docs/statistics.md, "Models 33 to 35").
-    Model(_M2 | F_TABLE | F_LOG, 2, "default", "log", "`default`, log lines (fade 0.11)",
-          "the log fields and weight set of model 33"),
+    Model(_M2 | F_TABLE | F_LOG, 2, "default", "log",
+          "`default`, log lines (a development build of fade 0.11; model 63 since)",
+          "the log fields and weight set of model 33", current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_LOG, 9, "max", "log",
-          "`max`, log lines (fade 0.11)", "the log fields of model 33", slots_per_byte_bits=3),
+          "`max`, log lines (a development build of fade 0.11; model 64 since)",
+          "the log fields of model 33", slots_per_byte_bits=3, current=False),
     # Issue 39's model for text at max (model 6 for other bytes with no model of
     # their own): -0.7% on the six shared files, -0.5% to -3.4% on five held-out
     # texts against model 6 (docs/statistics.md, "Model 36").
@@ -346,6 +353,32 @@ MODELS: tuple[Model, ...] = (
           "`max`, markup: XML, HTML (fade 0.11)",
           "model 57's additions; without the trigram, the skipgram and the stride contexts",
           slots_per_byte_bits=3),
+    # Tables and log lines with the same length context (F_LENGTH, by the field's
+    # index), and at the default and max model 37's word contexts and APMs (without
+    # the trigram and the skipgram where the model had them): smaller on every one
+    # of four tables and nine logs tried, at each level (docs/statistics.md,
+    # "Models 59 to 64").
+    Model(F_TABLE | F_LENGTH, 7, "fast", "table", "`fast`, delimited tables (fade 0.11)",
+          "the field's length so far against the field above's (as model 56's) with the "
+          "field's index and the last byte"),
+    Model(_M1 | F_TABLE | F_WORDS | F_SSE | F_LENGTH, 8, "default", "table",
+          "`default`, delimited tables (fade 0.11)",
+          "model 59's length context, model 37's word contexts and three more APMs",
+          slots_per_byte_bits=3),
+    Model((_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_WORDS | F_SSE | F_LENGTH)
+          & ~(F_TRIGRAM | F_SKIPGRAM), 9, "max", "table", "`max`, delimited tables (fade 0.11)",
+          "model 60's additions; without the word before last with the current one, and the "
+          "last three words", slots_per_byte_bits=3),
+    Model(F_TABLE | F_LOG | F_LENGTH, 33, "fast", "log", "`fast`, log lines (fade 0.11)",
+          "model 59's length context, by the token's index"),
+    Model((_M2 | F_TABLE | F_LOG | F_WORDS | F_SSE | F_LENGTH) & ~(F_TRIGRAM | F_SKIPGRAM), 34,
+          "default", "log", "`default`, log lines (fade 0.11)",
+          "model 62's length context, model 37's word contexts and three more APMs; without "
+          "the word before last with the current one, and the last three words",
+          slots_per_byte_bits=3),
+    Model((_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_LOG | F_WORDS | F_SSE | F_LENGTH)
+          & ~(F_TRIGRAM | F_SKIPGRAM), 35, "max", "log", "`max`, log lines (fade 0.11)",
+          "model 63's additions and removals", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

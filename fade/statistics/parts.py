@@ -87,11 +87,12 @@ MARKUP_TEXT1, MARKUP_TEXT2, MARKUP_LEFT = range(IMAGE + IMAGE_CONTEXTS, IMAGE + 
 # that followed the word before last time.
 (WORD_LINE, WORD_GAP, WORD_PAIR, WORD_KINDS, WORD_OPEN, WORD_NUMBER,
  WORD_NEXT) = range(MARKUP_LEFT + 1, MARKUP_LEFT + 8)
-# Models 56 to 58's (markup): the field's length so far against the field
-# above's (shorter by how much, as long, longer by how much; a power of two
-# each way), with its key and the last byte: where a text or value ends.
-MARKUP_LENGTH = WORD_NEXT + 1
-MAX_CONTEXTS = MARKUP_LENGTH + 1
+# Models 56 to 58's (markup) and 59 to 64's (tables, log lines): the field's
+# length so far against the field above's (shorter by how much, as long,
+# longer by how much; a power of two each way), with its key or index and
+# the last byte: where a text, a value or a token ends.
+FIELD_LENGTH = WORD_NEXT + 1
+MAX_CONTEXTS = FIELD_LENGTH + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -155,7 +156,7 @@ F_SSE = 1 << 30
 F_GREEN = 1 << 31
 # OLS64 (with AUDIO): the least squares predictor of order 64 instead of 48.
 F_OLS64 = 1 << 32
-# LENGTH (with MARKUP): the context of a field's length against the field above's.
+# LENGTH (with TABLE): the context of a field's length against the field above's.
 F_LENGTH = 1 << 33
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
@@ -188,7 +189,7 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)),
                      (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP),
                      *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)),
-                     (MARKUP_LENGTH, F_LENGTH))
+                     (FIELD_LENGTH, F_LENGTH))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

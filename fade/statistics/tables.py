@@ -9,8 +9,11 @@ from the same bytes; with none found, the contexts say nothing new. Log
 lines (F_LOG, models 33 to 35) are such a table whose delimiter is a
 space from the end of the first line: a field is a token, the field above
 the same token of the line before. `field_contexts` hashes a stream's
-field contexts for its next byte; `note_field` keeps their state after
-each byte; markup (fade.statistics.markup) shares `place_above`.
+field contexts for its next byte (with F_LENGTH, models 59 to 64, a
+fourth: the field's length so far against the field above's, with the
+field's index and the last byte: where a field or token ends);
+`note_field` keeps their state after each byte; markup
+(fade.statistics.markup) shares `place_above` and `length_against`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
-from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3
+from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3, FIELD_LENGTH
 from fade.statistics.state import (
     CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
     S_COUNT_BEFORE, S_DELIMITER, S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_LINE,
@@ -60,6 +63,35 @@ def field_contexts(scratch, streams, buffer, s):
     scratch[SCRATCH_HASHES + FIELD2] = context_hash(streams[s, S_FIELD_HASH] * 1024 + field, 72)
     scratch[SCRATCH_HASHES + FIELD3] = context_hash(
         ((streams[s, S_ABOVE_HASH] * 256 + offset) * 512 + after) * 256 + c1, 73)
+    scratch[SCRATCH_HASHES + FIELD_LENGTH] = context_hash(
+        field * 32 + length_against(streams, s), (c1 << 8) | 74)
+
+
+@nb.njit(**INLINE)
+def length_against(streams, s):
+    """F_LENGTH: the next byte's field's length so far against the field
+    above's: 5 as long, 4 down to 0 shorter by 1, 2-3, 4-7, 8-15, 16 or more,
+    6 up to 10 longer by as much; 16 where there is no field above."""
+    start = streams[s, S_ABOVE_START]
+    if start < 0:
+        return np.int64(16)
+    longer = (streams[s, S_POSITION] - streams[s, S_FIELD_START]
+              - (streams[s, S_ABOVE_END] - start))
+    if longer < 0:
+        return 4 - min(_log2(-longer), 4)
+    if longer > 0:
+        return 6 + min(_log2(longer), 4)
+    return np.int64(5)
+
+
+@nb.njit(**INLINE)
+def _log2(n):
+    """floor(log2(n)), n >= 1."""
+    k = np.int64(0)
+    while n > 1:
+        n >>= 1
+        k += 1
+    return k
 
 
 @nb.njit(**JIT)
