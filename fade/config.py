@@ -200,7 +200,11 @@ class StatisticsConfig:
     colour image's pixels as green and differences (fade.statistics.colour);
     45 to 52 are 25 and 26, 28 and 29, 40 and 41, 43 and 44 with two more
     weight sets, by the plane and the pixel's place in an 8x8 block and its
-    strip of columns."""
+    strip of columns; 53, 54 and 55 are 21, 22 and 23 with least squares of
+    order 64; 56 to 64 are the markup, table and log models with a
+    field's length against the field above's (fade.statistics.tables); 65,
+    max's model for text, is 38 with a line's length against the line
+    above's."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -309,12 +313,12 @@ LEVELS: dict[str, Level] = {
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 38 for text
+    # The best ratio: the default network with statistics model 65 for text
     # (model 6 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts and two
-    # more weight sets, in tables of up to 1 GiB; 38 adds bit-history states,
-    # word contexts and three more APMs), mixed or, where the network cannot
-    # help, alone in file order.
+    # more weight sets, in tables of up to 1 GiB; 65 adds bit-history states,
+    # word and line-length contexts and three more APMs), mixed or, where the
+    # network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),
                  "balanced", learned=True),

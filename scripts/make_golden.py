@@ -180,9 +180,12 @@ ARCHIVES = {
     # model 36 (asked for by number since model 38).
     "statistics-max36": (TEXT, dict(level="max", method="statistics", statistics_model=36)),
     # The default's and max's text from fade 0.11 (still format v8): models 37
-    # and 38 (model 1's golden above asked for by number since).
+    # and 38 (model 1's golden above asked for by number since; model 38 since
+    # model 65).
     "statistics-default37": (TEXT, dict(level="default", method="statistics")),
-    "statistics-max38": (TEXT, dict(level="max", method="statistics")),
+    "statistics-max38": (TEXT, dict(level="max", method="statistics", statistics_model=38)),
+    # Max's text with the line-length context: model 65.
+    "statistics-max65": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
     "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),

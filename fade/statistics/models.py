@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, F_GREEN, F_OLS64, F_LENGTH, part_names)
+    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, part_names)
 
 
 @dataclass(frozen=True)
@@ -267,9 +267,9 @@ MODELS: tuple[Model, ...] = (
           "the match expects and its length, by order 3, by the last byte with the recent "
           "mispredictions) averaged in; tables of 8 slots a byte", slots_per_byte_bits=3),
     Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE, 36, "max", "text",
-          "`max`, text (fade 0.11)",
+          "`max`, text (a development build of fade 0.11; model 65 since)",
           "model 37's APMs; tables of 16 slots a byte (up to 2^24, 1 GiB)",
-          slots_per_byte_bits=4),
+          slots_per_byte_bits=4, current=False),
     # A colour photo that went through JPEG codes 3-9% smaller with its colours as
     # green and differences, a sharp one 0.4-1.4% larger: the encoder codes a band
     # of rows both ways at the default to choose (docs/statistics.md, "Models 39 to 44").
@@ -379,6 +379,13 @@ MODELS: tuple[Model, ...] = (
     Model((_M3 | F_SETS4 | F_STRIDE | F_TABLE | F_LOG | F_WORDS | F_SSE | F_LENGTH)
           & ~(F_TRIGRAM | F_SKIPGRAM), 35, "max", "log", "`max`, log lines (fade 0.11)",
           "model 63's additions and removals", slots_per_byte_bits=3),
+    # Text at max with the context of a line's length against the line above's:
+    # where a book's lines break (docs/statistics.md, "Model 65").
+    Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE | F_LINES, 38, "max", "text",
+          "`max`, text (fade 0.11)",
+          "the line's length so far against the line above's (shorter or longer by a power "
+          "of two, or as long) with the current word's length and the last byte",
+          slots_per_byte_bits=4),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

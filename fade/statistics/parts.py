@@ -92,7 +92,11 @@ MARKUP_TEXT1, MARKUP_TEXT2, MARKUP_LEFT = range(IMAGE + IMAGE_CONTEXTS, IMAGE + 
 # longer by how much; a power of two each way), with its key or index and
 # the last byte: where a text, a value or a token ends.
 FIELD_LENGTH = WORD_NEXT + 1
-MAX_CONTEXTS = FIELD_LENGTH + 1
+# Model 65's (text at max, fade.statistics.words): the line's length so far
+# against the line above's (the same buckets), with the current word's length
+# and the last byte: where a line of a book or a wrapped paragraph breaks.
+LINE_LENGTH = FIELD_LENGTH + 1
+MAX_CONTEXTS = LINE_LENGTH + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -158,6 +162,8 @@ F_GREEN = 1 << 31
 F_OLS64 = 1 << 32
 # LENGTH (with TABLE): the context of a field's length against the field above's.
 F_LENGTH = 1 << 33
+# LINES: the context of a line's length against the line above's.
+F_LINES = 1 << 34
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -170,7 +176,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG",
               F_STATES: "F_STATES", F_WORDS: "F_WORDS",
               F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64",
-              F_LENGTH: "F_LENGTH"}
+              F_LENGTH: "F_LENGTH", F_LINES: "F_LINES"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -189,7 +195,7 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)),
                      (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP),
                      *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)),
-                     (FIELD_LENGTH, F_LENGTH))
+                     (FIELD_LENGTH, F_LENGTH), (LINE_LENGTH, F_LINES))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

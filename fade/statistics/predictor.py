@@ -27,9 +27,9 @@ from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, REC
                                      find_slot, learn, network_bits, squash, two_dots)
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_IMAGE, F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4,
-                                   F_SSE, F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86, KEYED,
-                                   SHARED)
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_LINES, F_LOG, F_MARKUP, F_RECORDS, F_SETS,
+                                   F_SETS4, F_SSE, F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86,
+                                   KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -37,7 +37,7 @@ from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
 from fade.statistics.sse import sse_learn, sse_refined
-from fade.statistics.words import note_words, word_contexts
+from fade.statistics.words import line_context, note_words, word_contexts
 from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
@@ -75,6 +75,8 @@ def _start_byte(tables, s, bits):
         x86_contexts(scratch, streams, s)
     if parts & F_WORDS:
         word_contexts(scratch, streams, tables.followers, s)
+    if parts & F_LINES:
+        line_context(scratch, streams, s)
     if parts & F_IMAGE:
         _image_start(tables, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)

@@ -70,13 +70,18 @@ def field_contexts(scratch, streams, buffer, s):
 @nb.njit(**INLINE)
 def length_against(streams, s):
     """F_LENGTH: the next byte's field's length so far against the field
-    above's: 5 as long, 4 down to 0 shorter by 1, 2-3, 4-7, 8-15, 16 or more,
-    6 up to 10 longer by as much; 16 where there is no field above."""
+    above's (`against`); 16 where there is no field above."""
     start = streams[s, S_ABOVE_START]
     if start < 0:
         return np.int64(16)
-    longer = (streams[s, S_POSITION] - streams[s, S_FIELD_START]
-              - (streams[s, S_ABOVE_END] - start))
+    return against(streams[s, S_POSITION] - streams[s, S_FIELD_START]
+                   - (streams[s, S_ABOVE_END] - start))
+
+
+@nb.njit(**INLINE)
+def against(longer):
+    """A length's excess over another's, bucketed: 5 as long, 4 down to 0
+    shorter by 1, 2-3, 4-7, 8-15, 16 or more, 6 up to 10 longer by as much."""
     if longer < 0:
         return 4 - min(_log2(-longer), 4)
     if longer > 0:

@@ -6,7 +6,10 @@ word before with those bytes, the brackets and quotes open around it, and
 the word that followed the word before last time (a phrase seen again);
 beside them the kinds of the last eight bytes (letters, digits, spaces,
 others: the shape of what is being written) with the last byte, and the
-current number with the one before it (dates, counts, references). A word
+current number with the one before it (dates, counts, references); with
+F_LINES (model 65), the line's length so far against the line above's with
+the current word's length and the last byte (`line_context`: where a
+book's lines break). A word
 is a run of bytes that fade.statistics.contexts.in_word takes, as for the
 general contexts, whose word hashes these read. The ideas are those of
 paq8's word model (Mahoney, and paq8px's authors); these contexts are
@@ -20,11 +23,13 @@ import numpy as np
 
 from fade.statistics.contexts import byte_kind, in_word
 from fade.statistics.kernels import INLINE, context_hash
-from fade.statistics.parts import (WORD_GAP, WORD_KINDS, WORD_LINE, WORD_NEXT, WORD_NUMBER,
-                                   WORD_OPEN, WORD_PAIR)
-from fade.statistics.state import (S_HISTORY, S_W_COUNT, S_W_GAP, S_W_GAP_BEFORE, S_W_KINDS,
-                                   S_W_LINE, S_W_NUMBER, S_W_NUMBER_BEFORE, S_W_OPEN, S_WORD,
-                                   S_WORD2, S_WORDLEN, SCRATCH_HASHES, WORD_FOLLOWERS_AT)
+from fade.statistics.parts import (LINE_LENGTH, WORD_GAP, WORD_KINDS, WORD_LINE, WORD_NEXT,
+                                   WORD_NUMBER, WORD_OPEN, WORD_PAIR)
+from fade.statistics.state import (S_ABOVE, S_HISTORY, S_LINE, S_POSITION, S_W_COUNT, S_W_GAP,
+                                   S_W_GAP_BEFORE, S_W_KINDS, S_W_LINE, S_W_NUMBER,
+                                   S_W_NUMBER_BEFORE, S_W_OPEN, S_WORD, S_WORD2, S_WORDLEN,
+                                   SCRATCH_HASHES, WORD_FOLLOWERS_AT)
+from fade.statistics.tables import against
 
 _SPREAD = 0x3A8F05C5  # an odd multiplier that spreads one hash before another is added
 
@@ -47,6 +52,19 @@ def word_contexts(scratch, streams, followers, s):
         streams[s, S_W_NUMBER] * _SPREAD + streams[s, S_W_NUMBER_BEFORE], 68)
     followed = followers[WORD_FOLLOWERS_AT + (streams[s, S_WORD2] & 0xFFFF)]
     scratch[SCRATCH_HASHES + WORD_NEXT] = context_hash(followed * _SPREAD + word, 69)
+
+
+@nb.njit(**INLINE)
+def line_context(scratch, streams, s):
+    """F_LINES: hash stream s's line-length context for its next byte: the
+    line's length so far against the line above's (tables.against; 16 on
+    the first line), the current word's length (up to 15), the last byte."""
+    line = streams[s, S_LINE]
+    bucket = np.int64(16)
+    if line > 0:
+        bucket = against(streams[s, S_POSITION] - line - (line - streams[s, S_ABOVE]))
+    scratch[SCRATCH_HASHES + LINE_LENGTH] = context_hash(
+        ((bucket * 16 + min(streams[s, S_WORDLEN], 15)) << 8) | (streams[s, S_HISTORY] & 255), 75)
 
 
 @nb.njit(**INLINE)
