@@ -204,7 +204,8 @@ class StatisticsConfig:
     order 64; 56 to 64 are the markup, table and log models with a
     field's length against the field above's (fade.statistics.tables); 65,
     max's model for text, is 38 with a line's length against the line
-    above's."""
+    above's; 66 and 67, the default's and max's for x86 code, are 17 and
+    18 with five more instruction contexts."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -229,8 +230,8 @@ class StatisticsConfig:
         20, which add the contexts that pay on machine code, records and
         images and cost text speed (docs/statistics.md, "Models 4 to 6"),
         delimited tables with models 59 and 60 (level max, model 6 for any
-        bytes, with 61), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 17
-        (6 with 18), 16-bit PCM audio with 21 and 22 (6 with 23), PNM
+        bytes, with 61), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 66
+        (6 with 67), 16- and 24-bit PCM audio with 53 and 54 (6 with 55), PNM
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
         colours pay as green and differences, markup (XML, HTML) with 56 and 57 (6 with

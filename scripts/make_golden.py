@@ -219,9 +219,15 @@ ARCHIVES = {
     # (v8-statistics-x86, -default-x86 and -max-x86 are CODE in models 13, 14
     # and 15, fade 0.11's first x86 models: kept as written, never regenerated.)
     "statistics-x86-instructions": (INSTRUCTIONS, dict(level="fast", method="statistics")),
+    # (the default's and max's x86 models 17 and 18 asked for by number since 66 and 67)
     "statistics-default-x86-instructions": (INSTRUCTIONS, dict(level="default",
-                                                               method="statistics")),
-    "statistics-max-x86-instructions": (INSTRUCTIONS, dict(level="max", method="statistics")),
+                                                               method="statistics",
+                                                               statistics_model=17)),
+    "statistics-max-x86-instructions": (INSTRUCTIONS, dict(level="max", method="statistics",
+                                                           statistics_model=18)),
+    # The same with five more instruction contexts: models 66 and 67.
+    "statistics-default-x86-66": (INSTRUCTIONS, dict(level="default", method="statistics")),
+    "statistics-max-x86-67": (INSTRUCTIONS, dict(level="max", method="statistics")),
     # (The three levels' audio before models 53 to 55, asked for by number since.)
     "statistics-audio": (AUDIO, dict(level="fast", method="statistics", statistics_model=21)),
     "statistics-default-audio": (AUDIO, dict(level="default", method="statistics",

@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, part_names)
+    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, part_names)
 
 
 @dataclass(frozen=True)
@@ -150,15 +150,16 @@ MODELS: tuple[Model, ...] = (
           "the place in the instruction in place of the one by contexts found; RIP-relative "
           "displacements coded as the addresses they point at; no stride contexts"),
     Model(_M1 | _BINARY | F_RUNS | F_E8E9 | F_X86, 14, "default", "x86",
-          "`default`, x86 machine code (fade 0.11)",
+          "`default`, x86 machine code (a development build of fade 0.11; model 66 since)",
           "the instruction contexts, weight set and addresses of model 16; the weight set by "
           "the opcode and the place in place of the one by the byte before, the third APM by "
           "the opcode, the place and the last byte; model 3's runs (two more inputs per "
-          "context)"),
+          "context)", current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9 | F_X86, 15, "max", "x86",
-          "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
+          "`max`, x86 machine code, alone in file order (a development build of fade 0.11; "
+          "model 67 since; its hybrid mixes model 6)",
           "the instruction contexts, weight sets, APM and addresses of model 17",
-          slots_per_byte_bits=3),
+          slots_per_byte_bits=3, current=False),
     Model(_BINARY | F_RECORDS, 4, "fast", "binary", "`fast`, bytes that are not text (fade 0.11)",
           "three more record contexts: the column (the place in the record) with the byte "
           "one record above and the last byte; the column with the bytes one and two records "
@@ -386,12 +387,29 @@ MODELS: tuple[Model, ...] = (
           "the line's length so far against the line above's (shorter or longer by a power "
           "of two, or as long) with the current word's length and the last byte",
           slots_per_byte_bits=4),
+    # x86 code at the default and max with five more instruction contexts: the
+    # bytes seen last at the byte's place in its instruction, and at its step; the
+    # last byte with the step; the three instructions before; a call's target
+    # against the call's place (docs/statistics.md, "Models 66 and 67").
+    Model(_M1 | _BINARY | F_RUNS | F_E8E9 | F_X86 | F_X86MORE, 17, "default", "x86",
+          "`default`, x86 machine code (fade 0.11)",
+          "five more instruction contexts: the place in the instruction with the two bytes "
+          "seen last at that place; the step with the byte seen last at that step; the last "
+          "byte with the step and the place mod 16; the place with the three instructions "
+          "before (opcodes and "
+          "ModRMs); a call's or jump's target's bytes so far against the call's place"),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9 | F_X86 | F_X86MORE, 18, "max", "x86",
+          "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
+          "model 66's five more instruction contexts", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
 assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)
 # F_MARKUP keeps its fields in F_TABLE's (fade.statistics.markup).
 assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & (F_MARKUP | F_LOG))
+# F_X86MORE keeps its bytes seen after F_RECORD's in Tables.recent, where
+# F_MARKUP keeps its fields (fade.statistics.state).
+assert all(parts & F_X86 and not parts & F_MARKUP for parts in MODEL_PARTS if parts & F_X86MORE)
 
 
 def level_model(level: str, kind: str) -> int | None:

@@ -96,7 +96,15 @@ FIELD_LENGTH = WORD_NEXT + 1
 # against the line above's (the same buckets), with the current word's length
 # and the last byte: where a line of a book or a wrapped paragraph breaks.
 LINE_LENGTH = FIELD_LENGTH + 1
-MAX_CONTEXTS = LINE_LENGTH + 1
+# Models 66 and 67's (x86 code at the default and max, fade.statistics.x86):
+# the place in the instruction (as X86_PLACE's) with the two bytes seen last
+# at that place; the step and REX.W with the byte seen last at that step; the
+# last byte with the step and the place mod 16 (padding runs to a 16-byte
+# boundary); the place with the three instructions before
+# (opcodes and ModRMs); and a call's or jump's target's bytes so far against
+# the place of the call (near targets share the place's high bytes).
+X86_RECENT, X86_STEP, X86_LAST, X86_THREE, X86_TARGET = range(LINE_LENGTH + 1, LINE_LENGTH + 6)
+MAX_CONTEXTS = X86_TARGET + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -164,6 +172,8 @@ F_OLS64 = 1 << 32
 F_LENGTH = 1 << 33
 # LINES: the context of a line's length against the line above's.
 F_LINES = 1 << 34
+# X86MORE (with X86): five more instruction contexts (X86_RECENT to X86_TARGET).
+F_X86MORE = 1 << 35
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -176,7 +186,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_PIXELS: "F_PIXELS", F_MARKUP: "F_MARKUP", F_LOG: "F_LOG",
               F_STATES: "F_STATES", F_WORDS: "F_WORDS",
               F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64",
-              F_LENGTH: "F_LENGTH", F_LINES: "F_LINES"}
+              F_LENGTH: "F_LENGTH", F_LINES: "F_LINES",
+              F_X86MORE: "F_X86MORE"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -195,7 +206,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      *((IMAGE + k, F_IMAGE) for k in range(IMAGE_CONTEXTS)),
                      (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP),
                      *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)),
-                     (FIELD_LENGTH, F_LENGTH), (LINE_LENGTH, F_LINES))
+                     (FIELD_LENGTH, F_LENGTH), (LINE_LENGTH, F_LINES),
+                     *((X86_RECENT + k, F_X86MORE) for k in range(X86_TARGET + 1 - X86_RECENT)))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -29,7 +29,7 @@ from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_LINES, F_LOG, F_MARKUP, F_RECORDS, F_SETS,
                                    F_SETS4, F_SSE, F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86,
-                                   KEYED, SHARED)
+                                   F_X86MORE, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -38,7 +38,8 @@ from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
 from fade.statistics.sse import sse_learn, sse_refined
 from fade.statistics.words import line_context, note_words, word_contexts
-from fade.statistics.x86 import note_x86, x86_contexts, x86_opcode_set, x86_set
+from fade.statistics.x86 import (note_x86, note_x86_more, x86_contexts, x86_more_contexts,
+                                x86_opcode_set, x86_set)
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
     IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT,
@@ -73,6 +74,8 @@ def _start_byte(tables, s, bits):
         dna_contexts(scratch, streams, dna, parameters, s)
     if parts & F_X86:
         x86_contexts(scratch, streams, s)
+        if parts & F_X86MORE:
+            x86_more_contexts(scratch, streams, tables.recent, s)
     if parts & F_WORDS:
         word_contexts(scratch, streams, tables.followers, s)
     if parts & F_LINES:
@@ -398,6 +401,8 @@ def end_byte(tables, s, byte, bits, match_bits):
     if parts & F_DNA:
         note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
     if parts & F_X86:
+        if parts & F_X86MORE:
+            note_x86_more(streams, recent, s, byte)
         note_x86(streams, s, byte)
     if parts & F_IMAGE:
         _image_noted(tables, s, byte)

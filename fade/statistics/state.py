@@ -18,7 +18,7 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
                                    F_INDIRECT, F_MARKUP, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86, IMAGE,
+                                   F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, IMAGE,
                                    IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
@@ -144,6 +144,11 @@ RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the 
 # F_MARKUP, per stream after F_RECORD's: per key (its low bits), the last
 # field of that key: the key, where it starts and ends, its bytes' hash.
 MARKUP_FIELDS = 1 << 12
+# F_X86MORE, per stream after F_RECORD's: the last bytes seen at each place in
+# an instruction (hashed to X86_PLACES entries), then at each step (with the
+# bytes left in its field and REX.W: X86_STEPS_SEEN entries).
+X86_PLACES = 1 << 10
+X86_STEPS_SEEN = 512
 
 # Index of each per-stream field in Tables.streams (int64 each).
 S_HISTORY, S_WORD, S_MATCH_PTR, S_MATCH_LEN, S_POSITION, S_BASE, S_LENGTH = range(7)
@@ -357,9 +362,10 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("runs", (slots if parts & F_RUNS else len(OLS_SHIFTS) * 4 * OLS_SIZE
                   if parts & F_IMAGE else 1,), np.int64),
         ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
-        ("recent", (streams if parts & (F_RECORD | F_RECORDS | F_MARKUP) else 1,
-                    RECENT + (4 * MARKUP_FIELDS if parts & F_MARKUP else 0)),
-         np.int64),  # F_RECORD, F_RECORDS, F_MARKUP
+        ("recent", (streams if parts & (F_RECORD | F_RECORDS | F_MARKUP | F_X86MORE) else 1,
+                    RECENT + (4 * MARKUP_FIELDS if parts & F_MARKUP else 0)
+                    + (X86_PLACES + X86_STEPS_SEEN if parts & F_X86MORE else 0)),
+         np.int64),  # F_RECORD, F_RECORDS, F_MARKUP, F_X86MORE
         # F_DNA: the four bases' counts (8 bits each) after each context, per order;
         # F_IMAGE (never with F_DNA): the predictions' residual histograms.
         ("dna", (IMAGE_MAP if parts & F_IMAGE else dna_entries(parts, config.table_bits),),

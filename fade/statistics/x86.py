@@ -34,10 +34,12 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import ALLOCATING, INLINE, JIT, bytes_hash, context_hash
-from fade.statistics.parts import F_E8E9, F_X86, X86_BEFORE, X86_PLACE, X86_SEQUENCE, X86_WHOLE
+from fade.statistics.parts import (F_E8E9, F_X86, X86_BEFORE, X86_LAST, X86_PLACE, X86_RECENT,
+                                   X86_SEQUENCE, X86_STEP, X86_TARGET, X86_THREE, X86_WHOLE)
 from fade.statistics.state import (
-    S_FIELDS, S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT, S_X86_MODRM, S_X86_OPCODE,
-    S_X86_MODRMS, S_X86_OPCODES, S_X86_PREFIXES, S_X86_STEP, SCRATCH_HASHES, X86_STEPS)
+    RECENT, S_FIELDS, S_HISTORY, S_POSITION, S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT,
+    S_X86_MODRM, S_X86_OPCODE, S_X86_MODRMS, S_X86_OPCODES, S_X86_PREFIXES, S_X86_STEP,
+    SCRATCH_HASHES, X86_PLACES, X86_STEPS)
 
 
 @nb.njit(**ALLOCATING)
@@ -186,15 +188,26 @@ _O16, _A32, _REXW, _REP, _OTHER, _VEXED = 1, 2, 4, 8, 16, 32
 
 
 @nb.njit(**INLINE)
+def _place(streams, s):
+    """Stream s's next byte's place in its instruction: its step and the
+    bytes left in its field, with the opcode and the ModRM's mode and r/m
+    (where an opcode comes: its prefixes and map so far); and its step with
+    the bytes left and REX.W alone (below 512)."""
+    step = streams[s, S_X86_STEP]
+    left = min(streams[s, S_X86_LEFT], 8)
+    place = (((step * 16 + left) << 25) | (streams[s, S_X86_OPCODE] << 9)
+             | (streams[s, S_X86_MODRM] & 0x1C7))
+    if step <= OPCODE3A:  # an opcode comes: its prefixes and map so far
+        place = ((step * 16) << 25) | (streams[s, S_X86_PREFIXES] << 9)
+    return place, (step * 16 + left) * 2 + (1 if streams[s, S_X86_PREFIXES] & _REXW else 0)
+
+
+@nb.njit(**INLINE)
 def x86_contexts(scratch, streams, s):
     """Hash stream s's instruction contexts for its next byte into the scratch."""
     step = streams[s, S_X86_STEP]
     left = min(streams[s, S_X86_LEFT], 8)
-    opcode = streams[s, S_X86_OPCODE]
-    modrm = streams[s, S_X86_MODRM]
-    place = ((step * 16 + left) << 25) | (opcode << 9) | (modrm & 0x1C7)
-    if step <= OPCODE3A:  # an opcode comes: its prefixes and map so far
-        place = ((step * 16) << 25) | (streams[s, S_X86_PREFIXES] << 9)
+    place = _place(streams, s)[0]
     scratch[SCRATCH_HASHES + X86_PLACE] = context_hash(place, 91)
     scratch[SCRATCH_HASHES + X86_SEQUENCE] = context_hash(
         ((streams[s, S_X86_BYTES] * 16 + step) * 16 + left) * 65536
@@ -204,6 +217,57 @@ def x86_contexts(scratch, streams, s):
                      | (streams[s, S_X86_MODRMS] & 511), 96) ^ place, 93)
     scratch[SCRATCH_HASHES + X86_WHOLE] = context_hash(
         context_hash(streams[s, S_X86_OPCODES], 95) ^ place, 94)
+
+
+@nb.njit(**INLINE)
+def x86_more_contexts(scratch, streams, recent, s):
+    """F_X86MORE: hash stream s's five more instruction contexts for its
+    next byte into the scratch (`recent`: the bytes seen at each place,
+    `note_x86_more`'s)."""
+    place, step_seen = _place(streams, s)
+    seen = recent[s, RECENT + (context_hash(place, 150) & (X86_PLACES - 1))] & 0xFFFF
+    scratch[SCRATCH_HASHES + X86_RECENT] = context_hash(context_hash(place, 151) + seen, 152)
+    seen = recent[s, RECENT + X86_PLACES + step_seen] & 255
+    scratch[SCRATCH_HASHES + X86_STEP] = context_hash((step_seen << 24) | seen, 153)
+    step = streams[s, S_X86_STEP]
+    # (the place mod 16: padding runs to a 16-byte boundary, as functions start)
+    scratch[SCRATCH_HASHES + X86_LAST] = context_hash(
+        ((streams[s, S_POSITION] & 15) << 20) | ((streams[s, S_HISTORY] & 255) << 12)
+        | (step_seen << 1) | (1 if step <= OPCODE3A else 0), 155)
+    three = context_hash(((streams[s, S_X86_OPCODES] & 0xFFFFFFFFF) << 27)
+                         | streams[s, S_X86_MODRMS], 156)
+    scratch[SCRATCH_HASHES + X86_THREE] = context_hash(three ^ place, 157)
+    # A call's or jump's target, written as an address (big-endian, its low
+    # three bytes, then the top one: `e8e9`), against the place of the
+    # call: the place's byte at the same weight, or the difference of the
+    # target's bytes so far from the place's; else the place in the instruction.
+    target = place
+    left = streams[s, S_X86_LEFT]
+    opcode = streams[s, S_X86_OPCODE] & 1023
+    if step == IMMEDIATE and (opcode == 0xE8 or opcode == 0xE9) and 1 <= left <= 4:
+        at = streams[s, S_POSITION] - 5 + left  # the E8's or E9's place
+        history = streams[s, S_HISTORY]
+        if left == 4:
+            target = (4 << 24) | ((at >> 16) & 255)
+        elif left == 3:
+            target = (3 << 24) | ((((history & 255) - (at >> 16)) & 255) << 8) | ((at >> 8) & 255)
+        elif left == 2:
+            target = (2 << 24) | ((((history & 0xFFFF) - (at >> 8)) & 0xFFFF) << 8) | (at & 255)
+        else:
+            target = (1 << 24) | ((((history >> 8) & 0xFFFF) - (at >> 8)) & 0xFFFF)
+        target |= opcode << 28
+    scratch[SCRATCH_HASHES + X86_TARGET] = context_hash(target, 158)
+
+
+@nb.njit(**INLINE)
+def note_x86_more(streams, recent, s, byte):
+    """F_X86MORE, before `note_x86`: `byte` is the last seen at its place
+    and at its step (x86_more_contexts)."""
+    place, step_seen = _place(streams, s)
+    at = RECENT + (context_hash(place, 150) & (X86_PLACES - 1))
+    recent[s, at] = ((recent[s, at] << 8) | byte) & 0xFFFFFF
+    at = RECENT + X86_PLACES + step_seen
+    recent[s, at] = ((recent[s, at] << 8) | byte) & 0xFFFFFF
 
 
 @nb.njit(**INLINE)
