@@ -9,9 +9,9 @@ others: the shape of what is being written) with the last byte, and the
 current number with the one before it (dates, counts, references); with
 F_LINES (model 65), the line's length so far against the line above's with
 the current word's length and the last byte (`line_context`: where a
-book's lines break). A word
-is a run of bytes that fade.statistics.contexts.in_word takes, as for the
-general contexts, whose word hashes these read. The ideas are those of
+book's lines break). A word is a run of bytes that
+fade.statistics.contexts.in_word takes, as for the general contexts, whose
+word hashes these read. The ideas are those of
 paq8's word model (Mahoney, and paq8px's authors); these contexts are
 chosen and written here, each measured (docs/statistics.md, "Model 36").
 """
