@@ -207,8 +207,12 @@ ARCHIVES = {
                                            statistics_model=32)),
     # The same with a field's length against the field above's: models 56 to 58.
     "statistics-markup56": (MARKUP, dict(level="fast", method="statistics")),
-    "statistics-default-markup57": (MARKUP, dict(level="default", method="statistics")),
+    "statistics-default-markup57": (MARKUP, dict(level="default", method="statistics",
+                                                 statistics_model=57)),
     "statistics-max-markup58": (MARKUP, dict(level="max", method="statistics")),
+    # The default's with two low orders keyed by the field or the text's language
+    # (model 57 asked for by number since): model 68.
+    "statistics-default-markup68": (MARKUP, dict(level="default", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

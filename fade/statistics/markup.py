@@ -34,8 +34,8 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
-from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, FIELD_LENGTH, MARKUP_LEFT,
-                                   MARKUP_TEXT1, MARKUP_TEXT2)
+from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, FIELD_LENGTH, MARKUP_HIGH, MARKUP_LEFT,
+                                   MARKUP_LOW, MARKUP_TEXT1, MARKUP_TEXT2)
 from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
@@ -49,8 +49,9 @@ M_TEXT, M_NAME, M_TAG, M_VALUE, M_CLOSE, M_SPECIAL = range(6)
 
 
 @nb.njit(**INLINE)
-def markup_contexts(scratch, streams, buffer, s):
-    """Hash stream s's markup contexts for its next byte into the scratch."""
+def markup_contexts(scratch, streams, buffer, s, orders):
+    """Hash stream s's markup contexts for its next byte into the scratch;
+    with `orders` (F_FIELD_ORDERS), two low orders by the field."""
     c1 = streams[s, S_HISTORY] & 255
     key = streams[s, S_M_KEY]
     offset, above, after = place_above(streams, buffer, s)
@@ -78,6 +79,13 @@ def markup_contexts(scratch, streams, buffer, s):
     else:
         scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
             streams[s, S_M_ATTRIBUTE] * 8 + mode, (offset << 18) | (left << 9) | c1)
+    if orders:  # orders 0 and 3 by the text's language; 2 and 3 by the key elsewhere
+        history = streams[s, S_HISTORY]
+        by = streams[s, S_M_VALUE] if mode == M_TEXT else key
+        scratch[SCRATCH_HASHES + MARKUP_LOW] = context_hash(
+            by * 16 + mode, (0 if mode == M_TEXT else history & 0xFFFF) + (1 << 30))
+        scratch[SCRATCH_HASHES + MARKUP_HIGH] = context_hash(
+            by * 16 + mode, (history & 0xFFFFFF) + (1 << 40))
 
 
 @nb.njit(**INLINE)

@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, part_names)
+    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, part_names)
 
 
 @dataclass(frozen=True)
@@ -345,10 +345,11 @@ MODELS: tuple[Model, ...] = (
           "the field's length so far against the field above's (shorter or longer by a "
           "power of two, or as long) with the field's key and the last byte"),
     Model((_M2 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH) & ~(F_TRIGRAM | F_SKIPGRAM),
-          31, "default", "markup", "`default`, markup: XML, HTML (fade 0.11)",
+          31, "default", "markup",
+          "`default`, markup: XML, HTML (a development build of fade 0.11; model 68 since)",
           "model 56's length context, model 37's word contexts and three more APMs; without "
           "the word before last with the current one, and the last three words",
-          slots_per_byte_bits=3),
+          slots_per_byte_bits=3, current=False),
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH)
           & ~(F_TRIGRAM | F_SKIPGRAM), 32, "max", "markup",
           "`max`, markup: XML, HTML (fade 0.11)",
@@ -401,6 +402,14 @@ MODELS: tuple[Model, ...] = (
     Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9 | F_X86 | F_X86MORE, 18, "max", "x86",
           "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
           "model 66's five more instruction contexts", slots_per_byte_bits=3),
+    # Markup at the default with two low orders keyed by the field, or in text by
+    # its language: each language's spelling (docs/statistics.md, "Model 68").
+    Model((_M2 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS)
+          & ~(F_TRIGRAM | F_SKIPGRAM), 57, "default", "markup",
+          "`default`, markup: XML, HTML (fade 0.11)",
+          "in text, orders 0 and 3 keyed by the last value its tag gave (its language); "
+          "elsewhere, orders 2 and 3 keyed by the field's key",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
@@ -410,6 +419,7 @@ assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & (F_MARKUP | F_LOG
 # F_X86MORE keeps its bytes seen after F_RECORD's in Tables.recent, where
 # F_MARKUP keeps its fields (fade.statistics.state).
 assert all(parts & F_X86 and not parts & F_MARKUP for parts in MODEL_PARTS if parts & F_X86MORE)
+assert all(parts & F_MARKUP for parts in MODEL_PARTS if parts & F_FIELD_ORDERS)
 
 
 def level_model(level: str, kind: str) -> int | None:

@@ -104,7 +104,12 @@ LINE_LENGTH = FIELD_LENGTH + 1
 # (opcodes and ModRMs); and a call's or jump's target's bytes so far against
 # the place of the call (near targets share the place's high bytes).
 X86_RECENT, X86_STEP, X86_LAST, X86_THREE, X86_TARGET = range(LINE_LENGTH + 1, LINE_LENGTH + 6)
-MAX_CONTEXTS = X86_TARGET + 1
+# Model 68's (markup at the default, fade.statistics.markup): in text, orders
+# 0 and 3 keyed by the last value its tag gave (a language): each language's
+# own letters and spelling, which the general orders mix with every other's;
+# elsewhere, orders 2 and 3 keyed by the field's key.
+MARKUP_LOW, MARKUP_HIGH = X86_TARGET + 1, X86_TARGET + 2
+MAX_CONTEXTS = MARKUP_HIGH + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -174,6 +179,8 @@ F_LENGTH = 1 << 33
 F_LINES = 1 << 34
 # X86MORE (with X86): five more instruction contexts (X86_RECENT to X86_TARGET).
 F_X86MORE = 1 << 35
+# FIELD_ORDERS (with MARKUP): two low orders keyed by the field or its language.
+F_FIELD_ORDERS = 1 << 36
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -187,7 +194,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_STATES: "F_STATES", F_WORDS: "F_WORDS",
               F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64",
               F_LENGTH: "F_LENGTH", F_LINES: "F_LINES",
-              F_X86MORE: "F_X86MORE"}
+              F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -207,7 +214,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (MARKUP_TEXT1, F_MARKUP), (MARKUP_TEXT2, F_MARKUP), (MARKUP_LEFT, F_MARKUP),
                      *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)),
                      (FIELD_LENGTH, F_LENGTH), (LINE_LENGTH, F_LINES),
-                     *((X86_RECENT + k, F_X86MORE) for k in range(X86_TARGET + 1 - X86_RECENT)))
+                     *((X86_RECENT + k, F_X86MORE) for k in range(X86_TARGET + 1 - X86_RECENT)),
+                     (MARKUP_LOW, F_FIELD_ORDERS), (MARKUP_HIGH, F_FIELD_ORDERS))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
