@@ -205,8 +205,9 @@ class StatisticsConfig:
     field's length against the field above's (fade.statistics.tables); 65,
     max's model for text, is 38 with a line's length against the line
     above's; 66 and 67, the default's and max's for x86 code, are 17 and
-    18 with five more instruction contexts; 68, the default's for markup,
-    is 57 with two low orders keyed by the field or the text's language."""
+    18 with five more instruction contexts; 68 and 69, the default's and
+    max's for markup, are 57 and 58 with two low orders keyed by the field
+    or the text's language (69 without model 3's sparse contexts)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -236,7 +237,7 @@ class StatisticsConfig:
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
         colours pay as green and differences, markup (XML, HTML) with 56 and 68 (6 with
-        58) and log lines with 62 and 63 (6 with 64)."""
+        69) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

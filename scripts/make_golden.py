@@ -209,10 +209,12 @@ ARCHIVES = {
     "statistics-markup56": (MARKUP, dict(level="fast", method="statistics")),
     "statistics-default-markup57": (MARKUP, dict(level="default", method="statistics",
                                                  statistics_model=57)),
-    "statistics-max-markup58": (MARKUP, dict(level="max", method="statistics")),
-    # The default's with two low orders keyed by the field or the text's language
-    # (model 57 asked for by number since): model 68.
+    "statistics-max-markup58": (MARKUP, dict(level="max", method="statistics",
+                                             statistics_model=58)),
+    # The default's and max's with two low orders keyed by the field or the text's
+    # language (models 57 and 58 asked for by number since): models 68 and 69.
     "statistics-default-markup68": (MARKUP, dict(level="default", method="statistics")),
+    "statistics-max-markup69": (MARKUP, dict(level="max", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

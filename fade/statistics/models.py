@@ -352,9 +352,9 @@ MODELS: tuple[Model, ...] = (
           slots_per_byte_bits=3, current=False),
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH)
           & ~(F_TRIGRAM | F_SKIPGRAM), 32, "max", "markup",
-          "`max`, markup: XML, HTML (fade 0.11)",
+          "`max`, markup: XML, HTML (a development build of fade 0.11; model 69 since)",
           "model 57's additions; without the trigram, the skipgram and the stride contexts",
-          slots_per_byte_bits=3),
+          slots_per_byte_bits=3, current=False),
     # Tables and log lines with the same length context (F_LENGTH, by the field's
     # index), and at the default and max model 37's word contexts and APMs (without
     # the trigram and the skipgram where the model had them): smaller on every one
@@ -402,14 +402,20 @@ MODELS: tuple[Model, ...] = (
     Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9 | F_X86 | F_X86MORE, 18, "max", "x86",
           "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
           "model 66's five more instruction contexts", slots_per_byte_bits=3),
-    # Markup at the default with two low orders keyed by the field, or in text by
-    # its language: each language's spelling (docs/statistics.md, "Model 68").
+    # Markup with two low orders keyed by the field, or in text by its language:
+    # each language's spelling (docs/statistics.md, "Models 68 and 69").
     Model((_M2 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS)
           & ~(F_TRIGRAM | F_SKIPGRAM), 57, "default", "markup",
           "`default`, markup: XML, HTML (fade 0.11)",
           "in text, orders 0 and 3 keyed by the last value its tag gave (its language); "
           "elsewhere, orders 2 and 3 keyed by the field's key",
           slots_per_byte_bits=3),
+    # (max's markup drops model 3's two sparse contexts to keep within the mixer's rows)
+    Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS)
+          & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2), 58, "max", "markup",
+          "`max`, markup: XML, HTML (fade 0.11)",
+          "model 68's orders keyed by the text's language or the field's key; without model "
+          "3's two sparse contexts", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

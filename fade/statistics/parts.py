@@ -104,7 +104,7 @@ LINE_LENGTH = FIELD_LENGTH + 1
 # (opcodes and ModRMs); and a call's or jump's target's bytes so far against
 # the place of the call (near targets share the place's high bytes).
 X86_RECENT, X86_STEP, X86_LAST, X86_THREE, X86_TARGET = range(LINE_LENGTH + 1, LINE_LENGTH + 6)
-# Model 68's (markup at the default, fade.statistics.markup): in text, orders
+# Models 68 and 69's (markup, fade.statistics.markup): in text, orders
 # 0 and 3 keyed by the last value its tag gave (a language): each language's
 # own letters and spelling, which the general orders mix with every other's;
 # elsewhere, orders 2 and 3 keyed by the field's key.
