@@ -397,8 +397,8 @@ MODELS: tuple[Model, ...] = (
           "five more instruction contexts: the place in the instruction with the two bytes "
           "seen last at that place; the step with the byte seen last at that step; the last "
           "byte with the step and the place mod 16; the place with the three instructions "
-          "before (opcodes and "
-          "ModRMs); a call's or jump's target's bytes so far against the call's place"),
+          "before (opcodes and ModRMs); a call's or jump's target's bytes so far against the "
+          "call's place"),
     Model(_M3 | F_SETS4 | F_STRIDE | F_E8E9 | F_X86 | F_X86MORE, 18, "max", "x86",
           "`max`, x86 machine code, alone in file order (fade 0.11; its hybrid mixes model 6)",
           "model 66's five more instruction contexts", slots_per_byte_bits=3),

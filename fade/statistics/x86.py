@@ -225,10 +225,11 @@ def x86_more_contexts(scratch, streams, recent, s):
     next byte into the scratch (`recent`: the bytes seen at each place,
     `note_x86_more`'s)."""
     place, step_seen = _place(streams, s)
-    seen = recent[s, RECENT + (context_hash(place, 150) & (X86_PLACES - 1))] & 0xFFFF
-    scratch[SCRATCH_HASHES + X86_RECENT] = context_hash(context_hash(place, 151) + seen, 152)
-    seen = recent[s, RECENT + X86_PLACES + step_seen] & 255
-    scratch[SCRATCH_HASHES + X86_STEP] = context_hash((step_seen << 24) | seen, 153)
+    at_place, at_step = _seen_slots(place, step_seen)
+    scratch[SCRATCH_HASHES + X86_RECENT] = context_hash(
+        context_hash(place, 151) + (recent[s, at_place] & 0xFFFF), 152)
+    scratch[SCRATCH_HASHES + X86_STEP] = context_hash(
+        (step_seen << 24) | (recent[s, at_step] & 255), 153)
     step = streams[s, S_X86_STEP]
     # (the place mod 16: padding runs to a 16-byte boundary, as functions start)
     scratch[SCRATCH_HASHES + X86_LAST] = context_hash(
@@ -264,10 +265,18 @@ def note_x86_more(streams, recent, s, byte):
     """F_X86MORE, before `note_x86`: `byte` is the last seen at its place
     and at its step (x86_more_contexts)."""
     place, step_seen = _place(streams, s)
-    at = RECENT + (context_hash(place, 150) & (X86_PLACES - 1))
-    recent[s, at] = ((recent[s, at] << 8) | byte) & 0xFFFFFF
-    at = RECENT + X86_PLACES + step_seen
-    recent[s, at] = ((recent[s, at] << 8) | byte) & 0xFFFFFF
+    at_place, at_step = _seen_slots(place, step_seen)
+    recent[s, at_place] = ((recent[s, at_place] << 8) | byte) & 0xFFFFFF
+    recent[s, at_step] = ((recent[s, at_step] << 8) | byte) & 0xFFFFFF
+
+
+@nb.njit(**INLINE)
+def _seen_slots(place, step_seen):
+    """F_X86MORE's two entries of Tables.recent for a byte at `place` and
+    `step_seen` (`_place`): the last bytes seen at that place (hashed),
+    then at that step."""
+    return (RECENT + (context_hash(place, 150) & (X86_PLACES - 1)),
+            RECENT + X86_PLACES + step_seen)
 
 
 @nb.njit(**INLINE)
