@@ -206,8 +206,11 @@ class StatisticsConfig:
     max's model for text, is 38 with a line's length against the line
     above's; 66 and 67, the default's and max's for x86 code, are 17 and
     18 with five more instruction contexts; 68 and 69, the default's and
-    max's for markup, are 57 and 58 with two low orders keyed by the field
-    or the text's language (69 without model 3's sparse contexts)."""
+    max's for markup in a development build, are 57 and 58 with two low
+    orders keyed by the field or the text's language (69 without model 3's
+    sparse contexts); 70 and 71, the default's and max's for markup, are
+    68 and 69 with order 1 keyed the same way (70 with model 3's runs and
+    expected byte)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -236,8 +239,8 @@ class StatisticsConfig:
         (6 with 67), 16- and 24-bit PCM audio with 53 and 54 (6 with 55), PNM
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
-        colours pay as green and differences, markup (XML, HTML) with 56 and 68 (6 with
-        69) and log lines with 62 and 63 (6 with 64)."""
+        colours pay as green and differences, markup (XML, HTML) with 56 and 70 (6 with
+        71) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -213,8 +213,14 @@ ARCHIVES = {
                                              statistics_model=58)),
     # The default's and max's with two low orders keyed by the field or the text's
     # language (models 57 and 58 asked for by number since): models 68 and 69.
-    "statistics-default-markup68": (MARKUP, dict(level="default", method="statistics")),
-    "statistics-max-markup69": (MARKUP, dict(level="max", method="statistics")),
+    "statistics-default-markup68": (MARKUP, dict(level="default", method="statistics",
+                                                 statistics_model=68)),
+    "statistics-max-markup69": (MARKUP, dict(level="max", method="statistics",
+                                             statistics_model=69)),
+    # With order 1 keyed the same way, at the default with max's runs and expected
+    # byte (models 68 and 69 asked for by number since): models 70 and 71.
+    "statistics-default-markup70": (MARKUP, dict(level="default", method="statistics")),
+    "statistics-max-markup71": (MARKUP, dict(level="max", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

@@ -25,7 +25,10 @@ length so far against the field above's with the key and the last byte
 (where a text or a value ends: a translation is about as long as the one
 before it). The weight sets: by the key (S_FIELD, in place
 of a table's field index) and by where the byte is and its place
-(S_M_PLACE). The reference for models 30 to 32 and 56 to 58 (docs/format.md).
+(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 71), two low orders keyed
+by the text's language (in tags by the field's key), and with
+F_FIELD_ORDER1 (models 70 and 71) order 1 keyed the same way. The
+reference for models 30 to 32, 56 to 58 and 68 to 71 (docs/format.md).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import numpy as np
 
 from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
 from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, FIELD_LENGTH, MARKUP_HIGH, MARKUP_LEFT,
-                                   MARKUP_LOW, MARKUP_TEXT1, MARKUP_TEXT2)
+                                   MARKUP_LOW, MARKUP_ONE, MARKUP_TEXT1, MARKUP_TEXT2)
 from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
@@ -49,9 +52,10 @@ M_TEXT, M_NAME, M_TAG, M_VALUE, M_CLOSE, M_SPECIAL = range(6)
 
 
 @nb.njit(**INLINE)
-def markup_contexts(scratch, streams, buffer, s, orders):
+def markup_contexts(scratch, streams, buffer, s, orders, order1):
     """Hash stream s's markup contexts for its next byte into the scratch;
-    with `orders` (F_FIELD_ORDERS), two low orders by the field."""
+    with `orders` (F_FIELD_ORDERS), two low orders by the field, and with
+    `order1` (F_FIELD_ORDER1) order 1 by it too."""
     c1 = streams[s, S_HISTORY] & 255
     key = streams[s, S_M_KEY]
     offset, above, after = place_above(streams, buffer, s)
@@ -86,6 +90,9 @@ def markup_contexts(scratch, streams, buffer, s, orders):
             by * 16 + mode, (0 if mode == M_TEXT else history & 0xFFFF) + (1 << 30))
         scratch[SCRATCH_HASHES + MARKUP_HIGH] = context_hash(
             by * 16 + mode, (history & 0xFFFFFF) + (1 << 40))
+        if order1:
+            scratch[SCRATCH_HASHES + MARKUP_ONE] = context_hash(
+                by * 16 + mode, (history & 0xFF) + (1 << 31))
 
 
 @nb.njit(**INLINE)

@@ -26,7 +26,8 @@ from fade.statistics.parts import (
     F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, part_names)
+    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
+    part_names)
 
 
 @dataclass(frozen=True)
@@ -406,16 +407,28 @@ MODELS: tuple[Model, ...] = (
     # each language's spelling (docs/statistics.md, "Models 68 and 69").
     Model((_M2 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS)
           & ~(F_TRIGRAM | F_SKIPGRAM), 57, "default", "markup",
-          "`default`, markup: XML, HTML (fade 0.11)",
+          "`default`, markup: XML, HTML (a development build of fade 0.11; model 70 since)",
           "in text, orders 0 and 3 keyed by the last value its tag gave (its language); "
           "elsewhere, orders 2 and 3 keyed by the field's key",
-          slots_per_byte_bits=3),
+          slots_per_byte_bits=3, current=False),
     # (max's markup drops model 3's two sparse contexts to keep within the mixer's rows)
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS)
           & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2), 58, "max", "markup",
-          "`max`, markup: XML, HTML (fade 0.11)",
+          "`max`, markup: XML, HTML (a development build of fade 0.11; model 71 since)",
           "model 68's orders keyed by the text's language or the field's key; without model "
-          "3's two sparse contexts", slots_per_byte_bits=3),
+          "3's two sparse contexts", slots_per_byte_bits=3, current=False),
+    # Order 1 keyed the same way; at the default, max's runs and expected byte
+    # too (docs/statistics.md, "Models 70 and 71").
+    Model((_M2 | F_RUNS | F_EXPECTED | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH
+           | F_FIELD_ORDERS | F_FIELD_ORDER1) & ~(F_TRIGRAM | F_SKIPGRAM), 68, "default",
+          "markup", "`default`, markup: XML, HTML (fade 0.11)",
+          "order 1 keyed by the text's language or the field's key; model 3's runs (two "
+          "more inputs per context) and the byte the match model expects",
+          slots_per_byte_bits=3),
+    Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS
+           | F_FIELD_ORDER1) & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2), 69, "max", "markup",
+          "`max`, markup: XML, HTML (fade 0.11)",
+          "order 1 keyed by the text's language or the field's key", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
@@ -426,6 +439,7 @@ assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & (F_MARKUP | F_LOG
 # F_MARKUP keeps its fields (fade.statistics.state).
 assert all(parts & F_X86 and not parts & F_MARKUP for parts in MODEL_PARTS if parts & F_X86MORE)
 assert all(parts & F_MARKUP for parts in MODEL_PARTS if parts & F_FIELD_ORDERS)
+assert all(parts & F_FIELD_ORDERS for parts in MODEL_PARTS if parts & F_FIELD_ORDER1)
 
 
 def level_model(level: str, kind: str) -> int | None:

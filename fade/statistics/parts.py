@@ -109,7 +109,10 @@ X86_RECENT, X86_STEP, X86_LAST, X86_THREE, X86_TARGET = range(LINE_LENGTH + 1, L
 # own letters and spelling, which the general orders mix with every other's;
 # elsewhere, orders 2 and 3 keyed by the field's key.
 MARKUP_LOW, MARKUP_HIGH = X86_TARGET + 1, X86_TARGET + 2
-MAX_CONTEXTS = MARKUP_HIGH + 1
+# Models 70 and 71's: order 1 keyed the same way (by the text's language, or the
+# field's key).
+MARKUP_ONE = MARKUP_HIGH + 1
+MAX_CONTEXTS = MARKUP_ONE + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -181,6 +184,8 @@ F_LINES = 1 << 34
 F_X86MORE = 1 << 35
 # FIELD_ORDERS (with MARKUP): two low orders keyed by the field or its language.
 F_FIELD_ORDERS = 1 << 36
+# FIELD_ORDER1 (with FIELD_ORDERS): order 1 keyed the same way (MARKUP_ONE).
+F_FIELD_ORDER1 = 1 << 37
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -194,7 +199,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_STATES: "F_STATES", F_WORDS: "F_WORDS",
               F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64",
               F_LENGTH: "F_LENGTH", F_LINES: "F_LINES",
-              F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS"}
+              F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS",
+              F_FIELD_ORDER1: "F_FIELD_ORDER1"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -215,7 +221,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      *((WORD_LINE + k, F_WORDS) for k in range(WORD_NEXT + 1 - WORD_LINE)),
                      (FIELD_LENGTH, F_LENGTH), (LINE_LENGTH, F_LINES),
                      *((X86_RECENT + k, F_X86MORE) for k in range(X86_TARGET + 1 - X86_RECENT)),
-                     (MARKUP_LOW, F_FIELD_ORDERS), (MARKUP_HIGH, F_FIELD_ORDERS))
+                     (MARKUP_LOW, F_FIELD_ORDERS), (MARKUP_HIGH, F_FIELD_ORDERS),
+                     (MARKUP_ONE, F_FIELD_ORDER1))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -27,9 +27,9 @@ from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, REC
                                      find_slot, learn, network_bits, squash, two_dots)
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_FIELD_ORDERS, F_IMAGE, F_LINES, F_LOG, F_MARKUP,
-                                   F_RECORDS, F_SETS, F_SETS4, F_SSE, F_STATES, F_TABLE, F_WORDS,
-                                   F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
+from fade.statistics.parts import (F_DNA, F_FIELD_ORDER1, F_FIELD_ORDERS, F_IMAGE, F_LINES,
+                                   F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4, F_SSE, F_STATES,
+                                   F_TABLE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -67,7 +67,8 @@ def _start_byte(tables, s, bits):
     record_contexts(scratch, streams, buffer, s, parts)
     if parts & F_TABLE:
         if parts & F_MARKUP:
-            markup_contexts(scratch, streams, buffer, s, parts & F_FIELD_ORDERS)
+            markup_contexts(scratch, streams, buffer, s, parts & F_FIELD_ORDERS,
+                            parts & F_FIELD_ORDER1)
         else:
             field_contexts(scratch, streams, buffer, s)
     if parts & F_DNA:
