@@ -203,14 +203,16 @@ class StatisticsConfig:
     strip of columns; 53, 54 and 55 are 21, 22 and 23 with least squares of
     order 64; 56 to 64 are the markup, table and log models with a
     field's length against the field above's (fade.statistics.tables); 65,
-    max's model for text, is 38 with a line's length against the line
+    max's model for text in a development build, is 38 with a line's length against the line
     above's; 66 and 67, the default's and max's for x86 code, are 17 and
     18 with five more instruction contexts; 68 and 69, the default's and
     max's for markup in a development build, are 57 and 58 with two low
     orders keyed by the field or the text's language (69 without model 3's
     sparse contexts); 70 and 71, the default's and max's for markup, are
     68 and 69 with order 1 keyed the same way (70 with model 3's runs and
-    expected byte)."""
+    expected byte); 72 and 73, the default's for markup and max's for
+    text, are 70 and 65 with the letter that last followed the current
+    word's letters so far."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -239,7 +241,7 @@ class StatisticsConfig:
         (6 with 67), 16- and 24-bit PCM audio with 53 and 54 (6 with 55), PNM
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
-        colours pay as green and differences, markup (XML, HTML) with 56 and 70 (6 with
+        colours pay as green and differences, markup (XML, HTML) with 56 and 72 (6 with
         71) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
@@ -319,12 +321,12 @@ LEVELS: dict[str, Level] = {
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 65 for text
+    # The best ratio: the default network with statistics model 73 for text
     # (model 6 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts and two
-    # more weight sets, in tables of up to 1 GiB; 65 adds bit-history states,
-    # word and line-length contexts and three more APMs), mixed or, where the
-    # network cannot help, alone in file order.
+    # more weight sets, in tables of up to 1 GiB; 73 adds bit-history states,
+    # word, line-length and recalled-letter contexts and three more APMs),
+    # mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),
                  "balanced", learned=True),

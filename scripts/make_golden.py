@@ -185,7 +185,10 @@ ARCHIVES = {
     "statistics-default37": (TEXT, dict(level="default", method="statistics")),
     "statistics-max38": (TEXT, dict(level="max", method="statistics", statistics_model=38)),
     # Max's text with the line-length context: model 65.
-    "statistics-max65": (TEXT, dict(level="max", method="statistics")),
+    "statistics-max65": (TEXT, dict(level="max", method="statistics", statistics_model=65)),
+    # With the letter that last followed the word so far (model 65 asked for by
+    # number since): model 73.
+    "statistics-max73": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
     "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),
@@ -219,8 +222,12 @@ ARCHIVES = {
                                              statistics_model=69)),
     # With order 1 keyed the same way, at the default with max's runs and expected
     # byte (models 68 and 69 asked for by number since): models 70 and 71.
-    "statistics-default-markup70": (MARKUP, dict(level="default", method="statistics")),
+    "statistics-default-markup70": (MARKUP, dict(level="default", method="statistics",
+                                                 statistics_model=70)),
     "statistics-max-markup71": (MARKUP, dict(level="max", method="statistics")),
+    # The default's with the letter that last followed the word so far (model 70
+    # asked for by number since): model 72.
+    "statistics-default-markup72": (MARKUP, dict(level="default", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

@@ -27,7 +27,7 @@ from fade.statistics.parts import (
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
     F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    part_names)
+    F_RECALL, part_names)
 
 
 @dataclass(frozen=True)
@@ -385,10 +385,10 @@ MODELS: tuple[Model, ...] = (
     # Text at max with the context of a line's length against the line above's:
     # where a book's lines break (docs/statistics.md, "Model 65").
     Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE | F_LINES, 38, "max", "text",
-          "`max`, text (fade 0.11)",
+          "`max`, text (a development build of fade 0.11; model 73 since)",
           "the line's length so far against the line above's (shorter or longer by a power "
           "of two, or as long) with the current word's length and the last byte",
-          slots_per_byte_bits=4),
+          slots_per_byte_bits=4, current=False),
     # x86 code at the default and max with five more instruction contexts: the
     # bytes seen last at the byte's place in its instruction, and at its step; the
     # last byte with the step; the three instructions before; a call's target
@@ -421,14 +421,24 @@ MODELS: tuple[Model, ...] = (
     # too (docs/statistics.md, "Models 70 and 71").
     Model((_M2 | F_RUNS | F_EXPECTED | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH
            | F_FIELD_ORDERS | F_FIELD_ORDER1) & ~(F_TRIGRAM | F_SKIPGRAM), 68, "default",
-          "markup", "`default`, markup: XML, HTML (fade 0.11)",
-          "order 1 keyed by the text's language or the field's key; model 3's runs (two "
+          "markup", "`default`, markup: XML, HTML (a development build of fade 0.11; model 72 "
+          "since)", "order 1 keyed by the text's language or the field's key; model 3's runs (two "
           "more inputs per context) and the byte the match model expects",
-          slots_per_byte_bits=3),
+          slots_per_byte_bits=3, current=False),
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS
            | F_FIELD_ORDER1) & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2), 69, "max", "markup",
           "`max`, markup: XML, HTML (fade 0.11)",
           "order 1 keyed by the text's language or the field's key", slots_per_byte_bits=3),
+    # The letter that last followed the word so far: a word met before (a name in
+    # a tag, in the text above) completed as it went then (docs/statistics.md,
+    # "Models 72 and 73"). Max's markup has no room left for it.
+    Model((_M2 | F_RUNS | F_EXPECTED | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH
+           | F_FIELD_ORDERS | F_FIELD_ORDER1 | F_RECALL) & ~(F_TRIGRAM | F_SKIPGRAM), 70,
+          "default", "markup", "`default`, markup: XML, HTML (fade 0.11)",
+          "the letter that last followed the current word's letters so far (in either case), "
+          "with the last byte's case and the word's length", slots_per_byte_bits=3),
+    Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE | F_LINES | F_RECALL, 65, "max",
+          "text", "`max`, text (fade 0.11)", "model 72's recalled letter", slots_per_byte_bits=4),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
@@ -440,6 +450,8 @@ assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & (F_MARKUP | F_LOG
 assert all(parts & F_X86 and not parts & F_MARKUP for parts in MODEL_PARTS if parts & F_X86MORE)
 assert all(parts & F_MARKUP for parts in MODEL_PARTS if parts & F_FIELD_ORDERS)
 assert all(parts & F_FIELD_ORDERS for parts in MODEL_PARTS if parts & F_FIELD_ORDER1)
+# F_RECALL keeps its letters after F_WORDS' followers (fade.statistics.state).
+assert all(parts & F_WORDS for parts in MODEL_PARTS if parts & F_RECALL)
 
 
 def level_model(level: str, kind: str) -> int | None:

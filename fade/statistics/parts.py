@@ -112,7 +112,12 @@ MARKUP_LOW, MARKUP_HIGH = X86_TARGET + 1, X86_TARGET + 2
 # Models 70 and 71's: order 1 keyed the same way (by the text's language, or the
 # field's key).
 MARKUP_ONE = MARKUP_HIGH + 1
-MAX_CONTEXTS = MARKUP_ONE + 1
+# Models 72 and 73's (fade.statistics.words): the letter that last followed
+# the current word's letters so far (in either case), with the last byte's
+# case and the word's length: a word met before (a name in a tag, in the
+# text above) is completed as it went then.
+WORD_RECALL = MARKUP_ONE + 1
+MAX_CONTEXTS = WORD_RECALL + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -186,6 +191,8 @@ F_X86MORE = 1 << 35
 F_FIELD_ORDERS = 1 << 36
 # FIELD_ORDER1 (with FIELD_ORDERS): order 1 keyed the same way (MARKUP_ONE).
 F_FIELD_ORDER1 = 1 << 37
+# RECALL (with WORDS): the letter that last followed the word so far (WORD_RECALL).
+F_RECALL = 1 << 38
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -200,7 +207,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64",
               F_LENGTH: "F_LENGTH", F_LINES: "F_LINES",
               F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS",
-              F_FIELD_ORDER1: "F_FIELD_ORDER1"}
+              F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -222,7 +229,7 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (FIELD_LENGTH, F_LENGTH), (LINE_LENGTH, F_LINES),
                      *((X86_RECENT + k, F_X86MORE) for k in range(X86_TARGET + 1 - X86_RECENT)),
                      (MARKUP_LOW, F_FIELD_ORDERS), (MARKUP_HIGH, F_FIELD_ORDERS),
-                     (MARKUP_ONE, F_FIELD_ORDER1))
+                     (MARKUP_ONE, F_FIELD_ORDER1), (WORD_RECALL, F_RECALL))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -28,8 +28,9 @@ from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, REC
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
 from fade.statistics.parts import (F_DNA, F_FIELD_ORDER1, F_FIELD_ORDERS, F_IMAGE, F_LINES,
-                                   F_LOG, F_MARKUP, F_RECORDS, F_SETS, F_SETS4, F_SSE, F_STATES,
-                                   F_TABLE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
+                                   F_LOG, F_MARKUP, F_RECALL, F_RECORDS, F_SETS, F_SETS4, F_SSE,
+                                   F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED,
+                                   SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -37,7 +38,8 @@ from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
 from fade.statistics.sse import sse_learn, sse_refined
-from fade.statistics.words import line_context, note_words, word_contexts
+from fade.statistics.words import (line_context, note_recall, note_words, recall_context,
+                                   word_contexts)
 from fade.statistics.x86 import (note_x86, note_x86_more, x86_contexts, x86_more_contexts,
                                 x86_opcode_set, x86_set)
 from fade.statistics.state import (
@@ -81,6 +83,8 @@ def _start_byte(tables, s, bits):
         word_contexts(scratch, streams, tables.followers, s)
     if parts & F_LINES:
         line_context(scratch, streams, s)
+    if parts & F_RECALL:
+        recall_context(scratch, streams, tables.followers, s)
     if parts & F_IMAGE:
         _image_start(tables, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
@@ -423,6 +427,8 @@ def end_byte(tables, s, byte, bits, match_bits):
             runs[index] = (check << 16) | (count << 8) | byte
     if parts & F_WORDS:
         note_words(followers, streams, s, byte)
+    if parts & F_RECALL:
+        note_recall(followers, streams, s, byte)
     note_byte(streams, s, byte)
     # Match model: extend the match if the predicted byte came, else look one up.
     length = streams[s, S_MATCH_LEN]

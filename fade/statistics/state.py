@@ -17,9 +17,10 @@ import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
-                                   F_INDIRECT, F_MARKUP, F_RECORD, F_RUNS, F_SETS, F_SETS4, F_TABLE,
-                                   F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, IMAGE,
-                                   IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
+                                   F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD, F_RUNS, F_SETS,
+                                   F_SETS4, F_TABLE, F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86,
+                                   F_X86MORE, IMAGE, IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS,
+                                   active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -137,6 +138,8 @@ assert all(FIXED_INPUTS + 4 * len(active_contexts(parts, True)[0]) + DNA_INPUTS 
 BYTE_FOLLOWERS = 256 + 65536  # F_INDIRECT: the bytes that followed each byte and pair
 WORD_FOLLOWERS_AT = BYTE_FOLLOWERS  # F_WORDS: the words that followed words, after those
 WORD_FOLLOWERS = 1 << 16
+RECALL_AT = WORD_FOLLOWERS_AT + WORD_FOLLOWERS  # F_RECALL: by a hash of a word so far,
+RECALL = 1 << 18  # the letter that followed it last (lower case, + 1; 0: none), after those
 APM_KNOTS = 33  # an adaptive probability map's knots per context
 APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
 SSE_APMS = 3  # F_SSE's APMs, each as large as APM3's, after it in its array
@@ -350,7 +353,9 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("final", (256 * final_sets(parts),), np.int64),  # the final mixer's weights, by c0
         # F_INDIRECT: the two bytes that followed each byte, and each byte pair, last.
         # F_WORDS: then, by a word's low 16 bits, the word that followed it last.
-        ("followers", ((BYTE_FOLLOWERS + (WORD_FOLLOWERS if parts & F_WORDS else 0))
+        # F_RECALL (with F_WORDS): then RECALL's letters.
+        ("followers", ((BYTE_FOLLOWERS + (WORD_FOLLOWERS if parts & F_WORDS else 0)
+                        + (RECALL if parts & F_RECALL else 0))
                        if parts & (F_INDIRECT | F_WORDS) else 1,), np.int64),
         # F_RUNS: per context hash, the byte it saw last and how many times in a
         # row (check << 16 | count << 8 | byte); per context, a map of (count up

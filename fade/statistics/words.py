@@ -9,7 +9,10 @@ others: the shape of what is being written) with the last byte, and the
 current number with the one before it (dates, counts, references); with
 F_LINES (model 65), the line's length so far against the line above's with
 the current word's length and the last byte (`line_context`: where a
-book's lines break). A word is a run of bytes that
+book's lines break); with F_RECALL (models 72 and 73), the letter that
+last followed the current word's letters so far, in either case
+(`recall_context`: a word met before, in a tag or in other capitals,
+completed as it went then). A word is a run of bytes that
 fade.statistics.contexts.in_word takes, as for the general contexts, whose
 word hashes these read. The ideas are those of
 paq8's word model (Mahoney, and paq8px's authors); these contexts are
@@ -24,11 +27,11 @@ import numpy as np
 from fade.statistics.contexts import byte_kind, in_word
 from fade.statistics.kernels import INLINE, context_hash
 from fade.statistics.parts import (LINE_LENGTH, WORD_GAP, WORD_KINDS, WORD_LINE, WORD_NEXT,
-                                   WORD_NUMBER, WORD_OPEN, WORD_PAIR)
+                                   WORD_NUMBER, WORD_OPEN, WORD_PAIR, WORD_RECALL)
 from fade.statistics.state import (S_ABOVE, S_HISTORY, S_LINE, S_POSITION, S_W_COUNT, S_W_GAP,
                                    S_W_GAP_BEFORE, S_W_KINDS, S_W_LINE, S_W_NUMBER,
                                    S_W_NUMBER_BEFORE, S_W_OPEN, S_WORD, S_WORD2, S_WORDLEN,
-                                   SCRATCH_HASHES, WORD_FOLLOWERS_AT)
+                                   RECALL, RECALL_AT, SCRATCH_HASHES, WORD_FOLLOWERS_AT)
 from fade.statistics.tables import against
 
 _SPREAD = 0x3A8F05C5  # an odd multiplier that spreads one hash before another is added
@@ -65,6 +68,28 @@ def line_context(scratch, streams, s):
         bucket = against(streams[s, S_POSITION] - line - (line - streams[s, S_ABOVE]))
     scratch[SCRATCH_HASHES + LINE_LENGTH] = context_hash(
         ((bucket * 16 + min(streams[s, S_WORDLEN], 15)) << 8) | (streams[s, S_HISTORY] & 255), 75)
+
+
+@nb.njit(**INLINE)
+def recall_context(scratch, streams, followers, s):
+    """F_RECALL: hash stream s's recall context for its next byte: the letter
+    that last followed the current word's letters so far (in either case;
+    0: none), the last byte's case (upper, lower or any other byte of a
+    word, not a letter) and the word's length (up to 3)."""
+    predicted = followers[RECALL_AT + (context_hash(streams[s, S_WORD], 81) & (RECALL - 1))]
+    last = streams[s, S_HISTORY] & 255
+    case = 2 if 65 <= last <= 90 else (1 if in_word(last) else 0)
+    scratch[SCRATCH_HASHES + WORD_RECALL] = context_hash(
+        (predicted * 4 + case) * 4 + min(streams[s, S_WORDLEN], 3), 82)
+
+
+@nb.njit(**INLINE)
+def note_recall(followers, streams, s, byte):
+    """F_RECALL: `byte`, if a word's, followed the current word so far
+    (before note_byte adds it)."""
+    if in_word(byte):
+        lower = byte + 32 if 65 <= byte <= 90 else byte
+        followers[RECALL_AT + (context_hash(streams[s, S_WORD], 81) & (RECALL - 1))] = lower + 1
 
 
 @nb.njit(**INLINE)
