@@ -224,10 +224,14 @@ ARCHIVES = {
     # byte (models 68 and 69 asked for by number since): models 70 and 71.
     "statistics-default-markup70": (MARKUP, dict(level="default", method="statistics",
                                                  statistics_model=70)),
-    "statistics-max-markup71": (MARKUP, dict(level="max", method="statistics")),
+    "statistics-max-markup71": (MARKUP, dict(level="max", method="statistics",
+                                             statistics_model=71)),
     # The default's with the letter that last followed the word so far (model 70
     # asked for by number since): model 72.
     "statistics-default-markup72": (MARKUP, dict(level="default", method="statistics")),
+    # Max's with it, without the two record contexts (model 71 asked for by number
+    # since): model 74.
+    "statistics-max-markup74": (MARKUP, dict(level="max", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

@@ -427,11 +427,13 @@ MODELS: tuple[Model, ...] = (
           slots_per_byte_bits=3, current=False),
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS
            | F_FIELD_ORDER1) & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2), 69, "max", "markup",
-          "`max`, markup: XML, HTML (fade 0.11)",
-          "order 1 keyed by the text's language or the field's key", slots_per_byte_bits=3),
+          "`max`, markup: XML, HTML (a development build of fade 0.11; model 74 since)",
+          "order 1 keyed by the text's language or the field's key", slots_per_byte_bits=3,
+          current=False),
     # The letter that last followed the word so far: a word met before (a name in
     # a tag, in the text above) completed as it went then (docs/statistics.md,
-    # "Models 72 and 73"). Max's markup has no room left for it.
+    # "Models 72 and 73"; max's markup, model 74, makes room for it without the
+    # two record contexts).
     Model((_M2 | F_RUNS | F_EXPECTED | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH
            | F_FIELD_ORDERS | F_FIELD_ORDER1 | F_RECALL) & ~(F_TRIGRAM | F_SKIPGRAM), 70,
           "default", "markup", "`default`, markup: XML, HTML (fade 0.11)",
@@ -439,6 +441,11 @@ MODELS: tuple[Model, ...] = (
           "with the last byte's case and the word's length", slots_per_byte_bits=3),
     Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE | F_LINES | F_RECALL, 65, "max",
           "text", "`max`, text (fade 0.11)", "model 72's recalled letter", slots_per_byte_bits=4),
+    Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS
+           | F_FIELD_ORDER1 | F_RECALL) & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2 | F_RECORD), 71,
+          "max", "markup", "`max`, markup: XML, HTML (fade 0.11)",
+          "model 72's recalled letter; without model 3's two record contexts",
+          slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
