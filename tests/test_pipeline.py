@@ -157,9 +157,18 @@ def test_wrong_group_payload_fails_cleanly_and_leaves_nothing(tmp_path, by_group
 
 
 def _children(pid: int) -> list[int]:
+    """The child processes of `pid`'s threads; a thread that ends between the
+    listing and the read (the process starting up or stopping) has none."""
     found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:  # the process has ended
+        return found
+    for task in tasks:
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except FileNotFoundError:
+            continue
     return found
 
 
