@@ -203,8 +203,8 @@ class StatisticsConfig:
     strip of columns; 53, 54 and 55 are 21, 22 and 23 with least squares of
     order 64; 56 to 64 are the markup, table and log models with a
     field's length against the field above's (fade.statistics.tables); 65,
-    max's model for text in a development build, is 38 with a line's length against the line
-    above's; 66 and 67, the default's and max's for x86 code, are 17 and
+    max's model for text in a development build, is 38 with a line's
+    length against the line above's; 66 and 67, the default's and max's for x86 code, are 17 and
     18 with five more instruction contexts; 68 and 69, the default's and
     max's for markup in a development build, are 57 and 58 with two low
     orders keyed by the field or the text's language (69 without model 3's

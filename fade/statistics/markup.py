@@ -25,10 +25,10 @@ length so far against the field above's with the key and the last byte
 (where a text or a value ends: a translation is about as long as the one
 before it). The weight sets: by the key (S_FIELD, in place
 of a table's field index) and by where the byte is and its place
-(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 71), two low orders keyed
-by the text's language (in tags by the field's key), and with
-F_FIELD_ORDER1 (models 70 and 71) order 1 keyed the same way. The
-reference for models 30 to 32, 56 to 58 and 68 to 71 (docs/format.md).
+(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 72 and 74), two low orders
+keyed by the text's language (in tags by the field's key), and with
+F_FIELD_ORDER1 (models 70 to 72 and 74) order 1 keyed the same way. The
+reference for models 30 to 32, 56 to 58, 68 to 72 and 74 (docs/format.md).
 """
 
 from __future__ import annotations

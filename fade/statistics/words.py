@@ -71,12 +71,19 @@ def line_context(scratch, streams, s):
 
 
 @nb.njit(**INLINE)
+def _recall_slot(streams, s):
+    """F_RECALL: where in Tables.followers the letter that last followed
+    stream s's current word so far is kept."""
+    return RECALL_AT + (context_hash(streams[s, S_WORD], 81) & (RECALL - 1))
+
+
+@nb.njit(**INLINE)
 def recall_context(scratch, streams, followers, s):
     """F_RECALL: hash stream s's recall context for its next byte: the letter
     that last followed the current word's letters so far (in either case;
     0: none), the last byte's case (upper, lower or any other byte of a
     word, not a letter) and the word's length (up to 3)."""
-    predicted = followers[RECALL_AT + (context_hash(streams[s, S_WORD], 81) & (RECALL - 1))]
+    predicted = followers[_recall_slot(streams, s)]
     last = streams[s, S_HISTORY] & 255
     case = 2 if 65 <= last <= 90 else (1 if in_word(last) else 0)
     scratch[SCRATCH_HASHES + WORD_RECALL] = context_hash(
@@ -89,7 +96,7 @@ def note_recall(followers, streams, s, byte):
     (before note_byte adds it)."""
     if in_word(byte):
         lower = byte + 32 if 65 <= byte <= 90 else byte
-        followers[RECALL_AT + (context_hash(streams[s, S_WORD], 81) & (RECALL - 1))] = lower + 1
+        followers[_recall_slot(streams, s)] = lower + 1
 
 
 @nb.njit(**INLINE)
