@@ -212,8 +212,10 @@ class StatisticsConfig:
     68 and 69 with order 1 keyed the same way (70 with model 3's runs and
     expected byte); 72 and 73, the default's for markup and max's for
     text, are 70 and 65 with the letter that last followed the current
-    word's letters so far; 74, max's for markup, is 71 with it, without
-    model 3's record contexts."""
+    word's letters so far (72 the default's in a development build); 74,
+    max's for markup, is 71 with it, without model 3's record contexts; 75,
+    the default's for markup, is 72 with a translation's words by its
+    original's last word and weight sets that skip their tiny errors."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -242,7 +244,7 @@ class StatisticsConfig:
         (6 with 67), 16- and 24-bit PCM audio with 53 and 54 (6 with 55), PNM
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
-        colours pay as green and differences, markup (XML, HTML) with 56 and 72 (6 with
+        colours pay as green and differences, markup (XML, HTML) with 56 and 75 (6 with
         74) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)

@@ -227,11 +227,16 @@ ARCHIVES = {
     "statistics-max-markup71": (MARKUP, dict(level="max", method="statistics",
                                              statistics_model=71)),
     # The default's with the letter that last followed the word so far (model 70
-    # asked for by number since): model 72.
-    "statistics-default-markup72": (MARKUP, dict(level="default", method="statistics")),
+    # asked for by number since; itself since model 75): model 72.
+    "statistics-default-markup72": (MARKUP, dict(level="default", method="statistics",
+                                                 statistics_model=72)),
     # Max's with it, without the two record contexts (model 71 asked for by number
     # since): model 74.
     "statistics-max-markup74": (MARKUP, dict(level="max", method="statistics")),
+    # The default's with a translation's words by its original's last word, and
+    # weight sets that skip their tiny errors (model 72 asked for by number
+    # since): model 75.
+    "statistics-default-markup75": (MARKUP, dict(level="default", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

@@ -236,10 +236,19 @@ def two_dots(inputs, weights, n, set_a, set_b):
     return max(min(dot_a >> 16, 2047), -2047), max(min(dot_b >> 16, 2047), -2047)
 
 
+# F_LAZY: a weight set whose output missed the bit by less than this (of 65536)
+# does not learn: about as small and faster (docs/statistics.md, "Model 75").
+LAZY_ERROR = 512
+
+
 @nb.njit(**JIT)
-def learn(weights, inputs, n, weight_set, p, bit, rate):
-    """One weight set's step on the first n inputs, against its own output p."""
-    error = (((bit << 16) - p) >> 4) * rate
+def learn(weights, inputs, n, weight_set, p, bit, rate, skip):
+    """One weight set's step on the first n inputs, against its own output p;
+    none where p missed the bit by less than `skip` (F_LAZY; 0: never)."""
+    missed = (bit << 16) - p
+    if -skip < missed < skip:
+        return
+    error = (missed >> 4) * rate
     w = weight_set * INPUTS
     for j in range(n):
         weights[w + j] += (inputs[j] * error) >> 16

@@ -25,10 +25,15 @@ length so far against the field above's with the key and the last byte
 (where a text or a value ends: a translation is about as long as the one
 before it). The weight sets: by the key (S_FIELD, in place
 of a table's field index) and by where the byte is and its place
-(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 72 and 74), two low orders
+(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 72, 74 and 75), two low orders
 keyed by the text's language (in tags by the field's key), and with
-F_FIELD_ORDER1 (models 70 to 72 and 74) order 1 keyed the same way. The
-reference for models 30 to 32, 56 to 58, 68 to 72 and 74 (docs/format.md).
+F_FIELD_ORDER1 (models 70 to 72, 74 and 75) order 1 keyed the same way.
+With F_SOURCE (model 75), in text the current word with its place among
+the text's words, keyed by the text's language and the last word of the
+last text whose tag gave no value (the original that a translation
+follows: its kind of thing, "document", "image", "archive", which each
+language words its own way). The reference for models 30 to 32, 56 to 58,
+68 to 72, 74 and 75 (docs/format.md).
 """
 
 from __future__ import annotations
@@ -36,14 +41,17 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from fade.statistics.contexts import in_word
 from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
 from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, FIELD_LENGTH, MARKUP_HIGH, MARKUP_LEFT,
-                                   MARKUP_LOW, MARKUP_ONE, MARKUP_TEXT1, MARKUP_TEXT2)
+                                   MARKUP_LOW, MARKUP_ONE, MARKUP_SOURCE, MARKUP_TEXT1,
+                                   MARKUP_TEXT2)
 from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
-    S_M_LEFT_END, S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_STACK, S_M_TEXTS,
-    S_M_VALUE, S_POSITION, S_WORD, SCRATCH_HASHES)
+    S_M_LEFT_END, S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_SOURCE,
+    S_M_STACK, S_M_TEXT_WORD, S_M_TEXT_WORDS, S_M_TEXTS, S_M_VALUE, S_POSITION, S_WORD,
+    SCRATCH_HASHES)
 from fade.statistics.tables import length_against, place_above
 
 # Where the next byte is: text between tags, a tag's name, between a tag's
@@ -52,10 +60,11 @@ M_TEXT, M_NAME, M_TAG, M_VALUE, M_CLOSE, M_SPECIAL = range(6)
 
 
 @nb.njit(**INLINE)
-def markup_contexts(scratch, streams, buffer, s, orders, order1):
+def markup_contexts(scratch, streams, buffer, s, orders, order1, source):
     """Hash stream s's markup contexts for its next byte into the scratch;
-    with `orders` (F_FIELD_ORDERS), two low orders by the field, and with
-    `order1` (F_FIELD_ORDER1) order 1 by it too."""
+    with `orders` (F_FIELD_ORDERS), two low orders by the field, with
+    `order1` (F_FIELD_ORDER1) order 1 by it too, and with `source`
+    (F_SOURCE) a text's word by its language and its original's last word."""
     c1 = streams[s, S_HISTORY] & 255
     key = streams[s, S_M_KEY]
     offset, above, after = place_above(streams, buffer, s)
@@ -93,6 +102,13 @@ def markup_contexts(scratch, streams, buffer, s, orders, order1):
         if order1:
             scratch[SCRATCH_HASHES + MARKUP_ONE] = context_hash(
                 by * 16 + mode, (history & 0xFF) + (1 << 31))
+    if source:  # in text: the word, its place, the language, the original's last word
+        if mode == M_TEXT:
+            scratch[SCRATCH_HASHES + MARKUP_SOURCE] = context_hash(
+                (streams[s, S_M_VALUE] * 0x9E3779B1 + streams[s, S_M_SOURCE]) * 4
+                + min(streams[s, S_M_TEXT_WORDS], 3), streams[s, S_WORD] + (1 << 50))
+        else:  # elsewhere (little to say): the key and the mode
+            scratch[SCRATCH_HASHES + MARKUP_SOURCE] = context_hash(key, (1 << 51) + mode)
 
 
 @nb.njit(**INLINE)
@@ -154,18 +170,27 @@ def _text(streams, recent, s):
     depth = streams[s, S_M_DEPTH]
     key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + _element(streams, s, depth - 1),
                        M_TEXT)
+    streams[s, S_M_TEXT_WORD] = 0
+    streams[s, S_M_TEXT_WORDS] = 0
     _begin(streams, recent, s, np.int64(M_TEXT), key, np.int64(1))
 
 
 @nb.njit(**JIT)
-def note_markup(streams, recent, s, byte):
-    """Follow the markup after `byte`; the next byte's weight sets: by its
-    field's key (S_FIELD, 64 ways) and by its mode and place (S_M_PLACE)."""
+def note_markup(streams, recent, s, byte, source):
+    """Follow the markup after `byte` (before note_byte moves the words on;
+    with `source`, F_SOURCE's words of the text too); the next byte's weight
+    sets: by its field's key (S_FIELD, 64 ways) and by its mode and place
+    (S_M_PLACE)."""
     mode = streams[s, S_M_MODE]
     token = streams[s, S_FIELD_HASH]
     depth = streams[s, S_M_DEPTH]
     if mode == M_TEXT:
+        if source and not in_word(byte) and streams[s, S_WORD] != 0:  # a word of the text ends
+            streams[s, S_M_TEXT_WORD] = streams[s, S_WORD]
+            streams[s, S_M_TEXT_WORDS] += 1
         if byte == 60:  # <
+            if source and streams[s, S_M_TEXT_WORDS] > 0 and streams[s, S_M_VALUE] == 0:
+                streams[s, S_M_SOURCE] = streams[s, S_M_TEXT_WORD]  # an original's last word
             _end(streams, recent, s)
             key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + streams[s, S_M_SIBLING],
                                M_NAME)

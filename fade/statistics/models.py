@@ -27,7 +27,7 @@ from fade.statistics.parts import (
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
     F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_RECALL, part_names)
+    F_LAZY, F_RECALL, F_SOURCE, part_names)
 
 
 @dataclass(frozen=True)
@@ -436,9 +436,11 @@ MODELS: tuple[Model, ...] = (
     # two record contexts).
     Model((_M2 | F_RUNS | F_EXPECTED | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH
            | F_FIELD_ORDERS | F_FIELD_ORDER1 | F_RECALL) & ~(F_TRIGRAM | F_SKIPGRAM), 70,
-          "default", "markup", "`default`, markup: XML, HTML (fade 0.11)",
+          "default", "markup", "`default`, markup: XML, HTML (a development build of fade 0.11; "
+          "model 75 since)",
           "the letter that last followed the current word's letters so far (in either case), "
-          "with the last byte's case and the word's length", slots_per_byte_bits=3),
+          "with the last byte's case and the word's length", slots_per_byte_bits=3,
+          current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE | F_LINES | F_RECALL, 65, "max",
           "text", "`max`, text (fade 0.11)", "model 72's recalled letter", slots_per_byte_bits=4),
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS
@@ -446,6 +448,14 @@ MODELS: tuple[Model, ...] = (
           "max", "markup", "`max`, markup: XML, HTML (fade 0.11)",
           "model 72's recalled letter; without model 3's two record contexts",
           slots_per_byte_bits=3),
+    # A translation's words by its original's last word, and weight sets that
+    # skip their tiny errors (docs/statistics.md, "Model 75").
+    Model((_M2 | F_RUNS | F_EXPECTED | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH
+           | F_FIELD_ORDERS | F_FIELD_ORDER1 | F_RECALL | F_SOURCE | F_LAZY)
+          & ~(F_TRIGRAM | F_SKIPGRAM), 72, "default", "markup",
+          "`default`, markup: XML, HTML (fade 0.11)",
+          "in text, the word by its language and its original's last word; weight sets "
+          "that skip their tiny errors", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

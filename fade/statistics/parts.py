@@ -117,7 +117,14 @@ MARKUP_ONE = MARKUP_HIGH + 1
 # case and the word's length: a word met before (a name in a tag, in the
 # text above) is completed as it went then.
 WORD_RECALL = MARKUP_ONE + 1
-MAX_CONTEXTS = WORD_RECALL + 1
+# Model 75's (markup, fade.statistics.markup): in text, the current word with
+# its place among the text's words, keyed by the text's language and by the
+# last word of the text before that gave no language (in a tag without
+# attributes: the untranslated text). A translation follows its original's
+# last word, often its kind (a document, an image, an archive), as each
+# language words that kind.
+MARKUP_SOURCE = WORD_RECALL + 1
+MAX_CONTEXTS = MARKUP_SOURCE + 1
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -193,6 +200,12 @@ F_FIELD_ORDERS = 1 << 36
 F_FIELD_ORDER1 = 1 << 37
 # RECALL (with WORDS): the letter that last followed the word so far (WORD_RECALL).
 F_RECALL = 1 << 38
+# SOURCE (with MARKUP): the context of a translation's words by its original's
+# last word (MARKUP_SOURCE).
+F_SOURCE = 1 << 39
+# LAZY: a weight set learns only where its error is at least LAZY_ERROR
+# (fade.statistics.kernels.learn), as paq8px's mixer skips its tiny errors.
+F_LAZY = 1 << 40
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -207,7 +220,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SSE: "F_SSE", F_GREEN: "F_GREEN", F_OLS64: "F_OLS64",
               F_LENGTH: "F_LENGTH", F_LINES: "F_LINES",
               F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS",
-              F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL"}
+              F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL",
+              F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -229,7 +243,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (FIELD_LENGTH, F_LENGTH), (LINE_LENGTH, F_LINES),
                      *((X86_RECENT + k, F_X86MORE) for k in range(X86_TARGET + 1 - X86_RECENT)),
                      (MARKUP_LOW, F_FIELD_ORDERS), (MARKUP_HIGH, F_FIELD_ORDERS),
-                     (MARKUP_ONE, F_FIELD_ORDER1), (WORD_RECALL, F_RECALL))
+                     (MARKUP_ONE, F_FIELD_ORDER1), (WORD_RECALL, F_RECALL),
+                     (MARKUP_SOURCE, F_SOURCE))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -22,15 +22,16 @@ import numpy as np
 
 from fade.statistics.coder import code_bit, code_check
 from fade.statistics.contexts import byte_kind, general_contexts, note_byte, note_followers
-from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, RECIPROCAL,
-                                     STATE_LIMIT, STRETCH, adapt, apm_read, context_hash,
-                                     find_slot, learn, network_bits, squash, two_dots)
+from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, LAZY_ERROR,
+                                     RECIPROCAL, STATE_LIMIT, STRETCH, adapt, apm_read,
+                                     context_hash, find_slot, learn, network_bits, squash,
+                                     two_dots)
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_FIELD_ORDER1, F_FIELD_ORDERS, F_IMAGE, F_LINES,
-                                   F_LOG, F_MARKUP, F_RECALL, F_RECORDS, F_SETS, F_SETS4, F_SSE,
-                                   F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED,
-                                   SHARED)
+from fade.statistics.parts import (F_DNA, F_FIELD_ORDER1, F_FIELD_ORDERS, F_IMAGE, F_LAZY,
+                                   F_LINES, F_LOG, F_MARKUP, F_RECALL, F_RECORDS, F_SETS, F_SETS4,
+                                   F_SOURCE, F_SSE, F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86,
+                                   F_X86MORE, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -70,7 +71,7 @@ def _start_byte(tables, s, bits):
     if parts & F_TABLE:
         if parts & F_MARKUP:
             markup_contexts(scratch, streams, buffer, s, parts & F_FIELD_ORDERS,
-                            parts & F_FIELD_ORDER1)
+                            parts & F_FIELD_ORDER1, parts & F_SOURCE)
         else:
             field_contexts(scratch, streams, buffer, s)
     if parts & F_DNA:
@@ -359,24 +360,25 @@ def update(tables, s, c0, bitpos, bit, node):
             streams[s, S_MATCH_LEN] = 0
     if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
         rate += (rate * 3 << 14) // ((1 << 14) + streams[s, S_POSITION])
+    skip = LAZY_ERROR if parts & F_LAZY else 0
     for k in range(2):
-        learn(weights, inputs, scratch[7], scratch[k], scratch[2 + k], bit, rate)
+        learn(weights, inputs, scratch[7], scratch[k], scratch[2 + k], bit, rate, skip)
     if parts & F_LAYERS:
         for k in range(2):  # the two further sets, each on its own output's error
-            learn(weights, inputs, scratch[7], scratch[8 + k], scratch[10 + k], bit, rate)
+            learn(weights, inputs, scratch[7], scratch[8 + k], scratch[10 + k], bit, rate, skip)
         error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
         f = scratch[16]
         for k in range(parameters[P_SETS]):
             final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
         if parts & F_SETS:
             for k in range(2):
-                learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate)
+                learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate, skip)
         if parts & F_WORDSET:
-            learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate)
-            learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2)
+            learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate, skip)
+            learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2, skip)
         if parts & F_SETS4:
             for k in range(2):
-                learn(weights, inputs, scratch[7], scratch[12 + k], scratch[14 + k], bit, rate)
+                learn(weights, inputs, scratch[7], scratch[12 + k], scratch[14 + k], bit, rate, skip)
     target = bit << 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
@@ -400,7 +402,7 @@ def end_byte(tables, s, byte, bits, match_bits):
     parts = parameters[P_PARTS]
     if parts & F_TABLE:
         if parts & F_MARKUP:
-            note_markup(streams, recent, s, byte)
+            note_markup(streams, recent, s, byte, parts & F_SOURCE)
         else:
             note_field(streams, buffer, s, byte, parts & F_LOG)
     if parts & F_DNA:
