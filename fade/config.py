@@ -213,9 +213,11 @@ class StatisticsConfig:
     expected byte); 72 and 73, the default's for markup and max's for
     text, are 70 and 65 with the letter that last followed the current
     word's letters so far (72 the default's in a development build); 74,
-    max's for markup, is 71 with it, without model 3's record contexts; 75,
-    the default's for markup, is 72 with a translation's words by its
-    original's last word and weight sets that skip their tiny errors."""
+    max's for markup in a development build, is 71 with it, without model
+    3's record contexts; 75 and 76, the default's and max's for markup,
+    are 72 and 74 with a translation's words by its original's last word
+    and weight sets that skip their tiny errors (76 without the field's
+    length against the field above's)."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -245,7 +247,7 @@ class StatisticsConfig:
         and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
         and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
         colours pay as green and differences, markup (XML, HTML) with 56 and 75 (6 with
-        74) and log lines with 62 and 63 (6 with 64)."""
+        76) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

@@ -231,12 +231,16 @@ ARCHIVES = {
     "statistics-default-markup72": (MARKUP, dict(level="default", method="statistics",
                                                  statistics_model=72)),
     # Max's with it, without the two record contexts (model 71 asked for by number
-    # since): model 74.
-    "statistics-max-markup74": (MARKUP, dict(level="max", method="statistics")),
+    # since; itself since model 76): model 74.
+    "statistics-max-markup74": (MARKUP, dict(level="max", method="statistics",
+                                             statistics_model=74)),
     # The default's with a translation's words by its original's last word, and
     # weight sets that skip their tiny errors (model 72 asked for by number
     # since): model 75.
     "statistics-default-markup75": (MARKUP, dict(level="default", method="statistics")),
+    # Max's with the same, without the field's length against the field above's
+    # (model 74 asked for by number since): model 76.
+    "statistics-max-markup76": (MARKUP, dict(level="max", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

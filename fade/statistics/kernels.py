@@ -237,7 +237,7 @@ def two_dots(inputs, weights, n, set_a, set_b):
 
 
 # F_LAZY: a weight set whose output missed the bit by less than this (of 65536)
-# does not learn: about as small and faster (docs/statistics.md, "Model 75").
+# does not learn: about as small and faster (docs/statistics.md, "Models 75 and 76").
 LAZY_ERROR = 512
 
 

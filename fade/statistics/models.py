@@ -445,17 +445,26 @@ MODELS: tuple[Model, ...] = (
           "text", "`max`, text (fade 0.11)", "model 72's recalled letter", slots_per_byte_bits=4),
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS
            | F_FIELD_ORDER1 | F_RECALL) & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2 | F_RECORD), 71,
-          "max", "markup", "`max`, markup: XML, HTML (fade 0.11)",
+          "max", "markup", "`max`, markup: XML, HTML (a development build of fade 0.11; "
+          "model 76 since)",
           "model 72's recalled letter; without model 3's two record contexts",
-          slots_per_byte_bits=3),
+          slots_per_byte_bits=3, current=False),
     # A translation's words by its original's last word, and weight sets that
-    # skip their tiny errors (docs/statistics.md, "Model 75").
+    # skip their tiny errors (docs/statistics.md, "Models 75 and 76").
     Model((_M2 | F_RUNS | F_EXPECTED | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH
            | F_FIELD_ORDERS | F_FIELD_ORDER1 | F_RECALL | F_SOURCE | F_LAZY)
           & ~(F_TRIGRAM | F_SKIPGRAM), 72, "default", "markup",
           "`default`, markup: XML, HTML (fade 0.11)",
           "in text, the word by its language and its original's last word; weight sets "
           "that skip their tiny errors", slots_per_byte_bits=3),
+    # Max's the same, making room without the field's length against the field
+    # above's (docs/statistics.md, "Models 75 and 76").
+    Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_FIELD_ORDERS
+           | F_FIELD_ORDER1 | F_RECALL | F_SOURCE | F_LAZY)
+          & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2 | F_RECORD), 74, "max", "markup",
+          "`max`, markup: XML, HTML (fade 0.11)",
+          "model 75's context of a translation's words and lazy weight sets; without the "
+          "field's length against the field above's", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

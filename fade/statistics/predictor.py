@@ -372,13 +372,15 @@ def update(tables, s, c0, bitpos, bit, node):
             final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
         if parts & F_SETS:
             for k in range(2):
-                learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate, skip)
+                learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate,
+                      skip)
         if parts & F_WORDSET:
             learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate, skip)
             learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2, skip)
         if parts & F_SETS4:
             for k in range(2):
-                learn(weights, inputs, scratch[7], scratch[12 + k], scratch[14 + k], bit, rate, skip)
+                learn(weights, inputs, scratch[7], scratch[12 + k], scratch[14 + k], bit, rate,
+                      skip)
     target = bit << 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
