@@ -43,9 +43,9 @@ import numpy as np
 
 from fade.statistics.contexts import in_word
 from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
-from fade.statistics.parts import (FIELD1, FIELD2, FIELD3, FIELD_LENGTH, MARKUP_HIGH, MARKUP_LEFT,
-                                   MARKUP_LOW, MARKUP_ONE, MARKUP_SOURCE, MARKUP_TEXT1,
-                                   MARKUP_TEXT2)
+from fade.statistics.parts import (F_FIELD_ORDER1, F_FIELD_ORDERS, F_SOURCE, FIELD1, FIELD2,
+                                   FIELD3, FIELD_LENGTH, MARKUP_HIGH, MARKUP_LEFT, MARKUP_LOW,
+                                   MARKUP_ONE, MARKUP_SOURCE, MARKUP_TEXT1, MARKUP_TEXT2)
 from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
@@ -60,11 +60,11 @@ M_TEXT, M_NAME, M_TAG, M_VALUE, M_CLOSE, M_SPECIAL = range(6)
 
 
 @nb.njit(**INLINE)
-def markup_contexts(scratch, streams, buffer, s, orders, order1, source):
+def markup_contexts(scratch, streams, buffer, s, parts):
     """Hash stream s's markup contexts for its next byte into the scratch;
-    with `orders` (F_FIELD_ORDERS), two low orders by the field, with
-    `order1` (F_FIELD_ORDER1) order 1 by it too, and with `source`
-    (F_SOURCE) a text's word by its language and its original's last word."""
+    with F_FIELD_ORDERS in the model's `parts`, two low orders by the field,
+    with F_FIELD_ORDER1 order 1 by it too, and with F_SOURCE a text's word
+    by its language and its original's last word."""
     c1 = streams[s, S_HISTORY] & 255
     key = streams[s, S_M_KEY]
     offset, above, after = place_above(streams, buffer, s)
@@ -92,17 +92,17 @@ def markup_contexts(scratch, streams, buffer, s, orders, order1, source):
     else:
         scratch[SCRATCH_HASHES + MARKUP_LEFT] = context_hash(
             streams[s, S_M_ATTRIBUTE] * 8 + mode, (offset << 18) | (left << 9) | c1)
-    if orders:  # orders 0 and 3 by the text's language; 2 and 3 by the key elsewhere
+    if parts & F_FIELD_ORDERS:  # orders 0 and 3 by the text's language; 2 and 3 by the key
         history = streams[s, S_HISTORY]
         by = streams[s, S_M_VALUE] if mode == M_TEXT else key
         scratch[SCRATCH_HASHES + MARKUP_LOW] = context_hash(
             by * 16 + mode, (0 if mode == M_TEXT else history & 0xFFFF) + (1 << 30))
         scratch[SCRATCH_HASHES + MARKUP_HIGH] = context_hash(
             by * 16 + mode, (history & 0xFFFFFF) + (1 << 40))
-        if order1:
+        if parts & F_FIELD_ORDER1:
             scratch[SCRATCH_HASHES + MARKUP_ONE] = context_hash(
                 by * 16 + mode, (history & 0xFF) + (1 << 31))
-    if source:  # in text: the word, its place, the language, the original's last word
+    if parts & F_SOURCE:  # in text: the word, its place, the language, the original's last word
         if mode == M_TEXT:
             scratch[SCRATCH_HASHES + MARKUP_SOURCE] = context_hash(
                 (streams[s, S_M_VALUE] * 0x9E3779B1 + streams[s, S_M_SOURCE]) * 4

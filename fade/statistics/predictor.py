@@ -28,10 +28,9 @@ from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, LAZ
                                      two_dots)
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_FIELD_ORDER1, F_FIELD_ORDERS, F_IMAGE, F_LAZY,
-                                   F_LINES, F_LOG, F_MARKUP, F_RECALL, F_RECORDS, F_SETS, F_SETS4,
-                                   F_SOURCE, F_SSE, F_STATES, F_TABLE, F_WORDS, F_WORDSET, F_X86,
-                                   F_X86MORE, KEYED, SHARED)
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_LAZY, F_LINES, F_LOG, F_MARKUP, F_RECALL,
+                                   F_RECORDS, F_SETS, F_SETS4, F_SOURCE, F_SSE, F_STATES, F_TABLE,
+                                   F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -70,8 +69,7 @@ def _start_byte(tables, s, bits):
     record_contexts(scratch, streams, buffer, s, parts)
     if parts & F_TABLE:
         if parts & F_MARKUP:
-            markup_contexts(scratch, streams, buffer, s, parts & F_FIELD_ORDERS,
-                            parts & F_FIELD_ORDER1, parts & F_SOURCE)
+            markup_contexts(scratch, streams, buffer, s, parts)
         else:
             field_contexts(scratch, streams, buffer, s)
     if parts & F_DNA:
@@ -361,26 +359,25 @@ def update(tables, s, c0, bitpos, bit, node):
     if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
         rate += (rate * 3 << 14) // ((1 << 14) + streams[s, S_POSITION])
     skip = LAZY_ERROR if parts & F_LAZY else 0
+    used = scratch[7]  # the inputs the mixer used
     for k in range(2):
-        learn(weights, inputs, scratch[7], scratch[k], scratch[2 + k], bit, rate, skip)
+        learn(weights, inputs, used, scratch[k], scratch[2 + k], bit, rate, skip)
     if parts & F_LAYERS:
         for k in range(2):  # the two further sets, each on its own output's error
-            learn(weights, inputs, scratch[7], scratch[8 + k], scratch[10 + k], bit, rate, skip)
+            learn(weights, inputs, used, scratch[8 + k], scratch[10 + k], bit, rate, skip)
         error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
         f = scratch[16]
         for k in range(parameters[P_SETS]):
             final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
         if parts & F_SETS:
             for k in range(2):
-                learn(weights, inputs, scratch[7], scratch[20 + k], scratch[22 + k], bit, rate,
-                      skip)
+                learn(weights, inputs, used, scratch[20 + k], scratch[22 + k], bit, rate, skip)
         if parts & F_WORDSET:
-            learn(weights, inputs, scratch[7], scratch[26], scratch[28], bit, rate, skip)
-            learn(weights, inputs, scratch[7], scratch[27], scratch[29], bit, rate >> 2, skip)
+            learn(weights, inputs, used, scratch[26], scratch[28], bit, rate, skip)
+            learn(weights, inputs, used, scratch[27], scratch[29], bit, rate >> 2, skip)
         if parts & F_SETS4:
             for k in range(2):
-                learn(weights, inputs, scratch[7], scratch[12 + k], scratch[14 + k], bit, rate,
-                      skip)
+                learn(weights, inputs, used, scratch[12 + k], scratch[14 + k], bit, rate, skip)
     target = bit << 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
