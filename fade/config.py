@@ -217,7 +217,9 @@ class StatisticsConfig:
     3's record contexts; 75 and 76, the default's and max's for markup,
     are 72 and 74 with a translation's words by its original's last word
     and weight sets that skip their tiny errors (76 without the field's
-    length against the field above's)."""
+    length against the field above's); 77, the default's for text, is 37
+    with max's recalled letter, line-length and indirect contexts and lazy
+    weight sets."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -238,7 +240,7 @@ class StatisticsConfig:
         those two with "-green", or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): levels fast and default (text
-        models 0 and 37) code bytes that are not text with models 19 and
+        models 0 and 77) code bytes that are not text with models 19 and
         20, which add the contexts that pay on machine code, records and
         images and cost text speed (docs/statistics.md, "Models 4 to 6"),
         delimited tables with models 59 and 60 (level max, model 6 for any
@@ -317,11 +319,11 @@ LEVELS: dict[str, Level] = {
     # statistics, with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22,
                                    model=level_model("fast", "text")), None),
-    # Statistics alone in file order, model 37 (for_kind: another for tables,
+    # Statistics alone in file order, model 77 (for_kind: another for tables,
     # nucleotides, x86 code, other bytes), or the size floor where smaller:
     # archives that decode with fade alone on any CPU, at the statistics'
     # speed. Asked for a network
-    # (--preset, --method fade, --floats), the default network and model 37
+    # (--preset, --method fade, --floats), the default network and model 77
     # mixed bit by bit (fade 0.10's default hybrid, with model 1).
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),

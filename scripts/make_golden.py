@@ -182,7 +182,8 @@ ARCHIVES = {
     # The default's and max's text from fade 0.11 (still format v8): models 37
     # and 38 (model 1's golden above asked for by number since; model 38 since
     # model 65).
-    "statistics-default37": (TEXT, dict(level="default", method="statistics")),
+    "statistics-default37": (TEXT, dict(level="default", method="statistics",
+                                        statistics_model=37)),
     "statistics-max38": (TEXT, dict(level="max", method="statistics", statistics_model=38)),
     # Max's text with the line-length context: model 65.
     "statistics-max65": (TEXT, dict(level="max", method="statistics", statistics_model=65)),
@@ -241,6 +242,9 @@ ARCHIVES = {
     # Max's with the same, without the field's length against the field above's
     # (model 74 asked for by number since): model 76.
     "statistics-max-markup76": (MARKUP, dict(level="max", method="statistics")),
+    # The default's text with the recalled letter, the line's length, the indirect
+    # contexts and lazy weight sets (model 37 asked for by number since): model 77.
+    "statistics-default77": (TEXT, dict(level="default", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

@@ -25,15 +25,15 @@ length so far against the field above's with the key and the last byte
 (where a text or a value ends: a translation is about as long as the one
 before it). The weight sets: by the key (S_FIELD, in place
 of a table's field index) and by where the byte is and its place
-(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 72, 74 and 75), two low orders
+(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 72 and 74 to 76), two low orders
 keyed by the text's language (in tags by the field's key), and with
-F_FIELD_ORDER1 (models 70 to 72, 74 and 75) order 1 keyed the same way.
-With F_SOURCE (model 75), in text the current word with its place among
+F_FIELD_ORDER1 (models 70 to 72 and 74 to 76) order 1 keyed the same way.
+With F_SOURCE (models 75 and 76), in text the current word with its place among
 the text's words, keyed by the text's language and the last word of the
 last text whose tag gave no value (the original that a translation
 follows: its kind of thing, "document", "image", "archive", which each
 language words its own way). The reference for models 30 to 32, 56 to 58,
-68 to 72, 74 and 75 (docs/format.md).
+68 to 72 and 74 to 76 (docs/format.md).
 """
 
 from __future__ import annotations

@@ -264,10 +264,11 @@ MODELS: tuple[Model, ...] = (
     # model 1, -1.8% on the five shared texts at 0.65x its speed in the
     # coding loop (docs/statistics.md, "Models 37 and 38").
     Model(_M1 | F_STATES | F_WORDS | F_SSE, 1, "default", "text",
-          "`default`, text (fade 0.11)",
+          "`default`, text (a development build of fade 0.11; model 77 since)",
           "model 36's bit-history states and word contexts; three more APMs (by the byte "
           "the match expects and its length, by order 3, by the last byte with the recent "
-          "mispredictions) averaged in; tables of 8 slots a byte", slots_per_byte_bits=3),
+          "mispredictions) averaged in; tables of 8 slots a byte", slots_per_byte_bits=3,
+          current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE, 36, "max", "text",
           "`max`, text (a development build of fade 0.11; model 65 since)",
           "model 37's APMs; tables of 16 slots a byte (up to 2^24, 1 GiB)",
@@ -465,6 +466,12 @@ MODELS: tuple[Model, ...] = (
           "`max`, markup: XML, HTML (fade 0.11)",
           "model 75's context of a translation's words and lazy weight sets; without the "
           "field's length against the field above's", slots_per_byte_bits=3),
+    # The default's text with max's recalled letter, line length and indirect
+    # contexts, and lazy weight sets (docs/statistics.md, "Model 77").
+    Model(_M1 | F_STATES | F_WORDS | F_SSE | F_LAZY | F_RECALL | F_LINES | F_INDIRECT, 37,
+          "default", "text", "`default`, text (fade 0.11)",
+          "the recalled letter, the line's length against the line above's, the two "
+          "indirect contexts; weight sets that skip their tiny errors", slots_per_byte_bits=3),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

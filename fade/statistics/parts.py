@@ -117,7 +117,7 @@ MARKUP_ONE = MARKUP_HIGH + 1
 # case and the word's length: a word met before (a name in a tag, in the
 # text above) is completed as it went then.
 WORD_RECALL = MARKUP_ONE + 1
-# Model 75's (markup, fade.statistics.markup): in text, the current word with
+# Models 75 and 76's (markup, fade.statistics.markup): in text, the current word with
 # its place among the text's words, keyed by the text's language and by the
 # last word of the text before that gave no language (in a tag without
 # attributes: the untranslated text). A translation follows its original's
