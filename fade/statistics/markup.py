@@ -50,7 +50,7 @@ from fade.statistics.state import (
     MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
     S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
     S_M_LEFT_END, S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_SOURCE,
-    S_M_STACK, S_M_TEXT_WORD, S_M_TEXT_WORDS, S_M_TEXTS, S_M_VALUE, S_POSITION, S_WORD,
+    S_M_STACK, S_M_TEXT_WORDS, S_M_TEXTS, S_M_VALUE, S_POSITION, S_WORD, S_WORD2,
     SCRATCH_HASHES)
 from fade.statistics.tables import length_against, place_above
 
@@ -170,7 +170,6 @@ def _text(streams, recent, s):
     depth = streams[s, S_M_DEPTH]
     key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + _element(streams, s, depth - 1),
                        M_TEXT)
-    streams[s, S_M_TEXT_WORD] = 0
     streams[s, S_M_TEXT_WORDS] = 0
     _begin(streams, recent, s, np.int64(M_TEXT), key, np.int64(1))
 
@@ -186,11 +185,13 @@ def note_markup(streams, recent, s, byte, source):
     depth = streams[s, S_M_DEPTH]
     if mode == M_TEXT:
         if source and not in_word(byte) and streams[s, S_WORD] != 0:  # a word of the text ends
-            streams[s, S_M_TEXT_WORD] = streams[s, S_WORD]
             streams[s, S_M_TEXT_WORDS] += 1
         if byte == 60:  # <
             if source and streams[s, S_M_TEXT_WORDS] > 0 and streams[s, S_M_VALUE] == 0:
-                streams[s, S_M_SOURCE] = streams[s, S_M_TEXT_WORD]  # an original's last word
+                # an original's last word: the one < ends, else the one before
+                # (note_byte moved it to S_WORD2 as it ended, inside this text)
+                last = streams[s, S_WORD]
+                streams[s, S_M_SOURCE] = last if last != 0 else streams[s, S_WORD2]
             _end(streams, recent, s)
             key = context_hash(_element(streams, s, depth) * 0x9E3779B1 + streams[s, S_M_SIBLING],
                                M_NAME)

@@ -255,10 +255,9 @@ S_MISSES = S_WORDS + 8
 # (above: the column and row in an 8x8 block; the strip of columns).
 S_IMAGE_PHASE, S_IMAGE_STRIP = S_WORDS + 9, S_WORDS + 10
 # F_SOURCE (fade.statistics.markup): the last word (hashed) of the last text
-# whose tag gave no value, the current text's last word, and how many words
-# the current text has had.
-S_M_SOURCE, S_M_TEXT_WORD, S_M_TEXT_WORDS = S_WORDS + 11, S_WORDS + 12, S_WORDS + 13
-S_FIELDS = S_WORDS + 14
+# whose tag gave no value, and how many words the current text has had.
+S_M_SOURCE, S_M_TEXT_WORDS = S_WORDS + 11, S_WORDS + 12
+S_FIELDS = S_WORDS + 13
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
