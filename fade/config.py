@@ -219,7 +219,8 @@ class StatisticsConfig:
     and weight sets that skip their tiny errors (76 without the field's
     length against the field above's); 77, the default's for text, is 37
     with max's recalled letter, line-length and indirect contexts and lazy
-    weight sets."""
+    weight sets; 78 to 85 are 45 to 52 with least squares per place in an
+    8x8 block (where a JPEG's blocks were) over a wider neighbourhood."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -246,8 +247,8 @@ class StatisticsConfig:
         delimited tables with models 59 and 60 (level max, model 6 for any
         bytes, with 61), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 66
         (6 with 67), 16- and 24-bit PCM audio with 53 and 54 (6 with 55), PNM
-        and BMP images with 24 and 45 (6 with 46) and raw pixels with 27
-        and 47 (6 with 48), or 39 and 49 (50), 42 and 51 (52) where their
+        and BMP images with 24 and 78 (6 with 79) and raw pixels with 27
+        and 80 (6 with 81), or 39 and 82 (83), 42 and 84 (85) where their
         colours pay as green and differences, markup (XML, HTML) with 56 and 75 (6 with
         76) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)

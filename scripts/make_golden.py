@@ -297,12 +297,24 @@ ARCHIVES = {
     # The colour image's pixels alone (raw, 4,608 bytes): models 27 to 29.
     "statistics-default-pixels": (IMAGE[13:], dict(level="default", method="statistics",
                                                    statistics_model=28)),
-    # The same with the weight sets by the pixel's place: models 45 to 52.
-    "statistics-default-image45": (IMAGE, dict(level="default", method="statistics")),
-    "statistics-max-image46": (IMAGE, dict(level="max", method="statistics")),
-    "statistics-default-image16-45": (IMAGE16, dict(level="default", method="statistics")),
-    "statistics-default-pixels47": (IMAGE[13:], dict(level="default", method="statistics")),
-    "statistics-default-image-green49": (IMAGE_GREEN, dict(level="default",
+    # The same with the weight sets by the pixel's place: models 45 to 52
+    # (asked for by number since models 78 to 85).
+    "statistics-default-image45": (IMAGE, dict(level="default", method="statistics",
+                                               statistics_model=45)),
+    "statistics-max-image46": (IMAGE, dict(level="max", method="statistics",
+                                           statistics_model=46)),
+    "statistics-default-image16-45": (IMAGE16, dict(level="default", method="statistics",
+                                                    statistics_model=45)),
+    "statistics-default-pixels47": (IMAGE[13:], dict(level="default", method="statistics",
+                                                     statistics_model=47)),
+    "statistics-default-image-green49": (IMAGE_GREEN, dict(level="default", method="statistics",
+                                                           statistics_model=49)),
+    # The same with least squares per place in an 8x8 block: models 78 to 85.
+    "statistics-default-image78": (IMAGE, dict(level="default", method="statistics")),
+    "statistics-max-image79": (IMAGE, dict(level="max", method="statistics")),
+    "statistics-default-image16-78": (IMAGE16, dict(level="default", method="statistics")),
+    "statistics-default-pixels80": (IMAGE[13:], dict(level="default", method="statistics")),
+    "statistics-default-image-green82": (IMAGE_GREEN, dict(level="default",
                                                            method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),

@@ -28,7 +28,11 @@ JPEG-LS's image models read (`image_contexts`):
   to 52) two more by the plane and the pixel's place: its column and row in
   an 8x8 block (where a JPEG's blocks were) and its strip of 16 columns
   (what the picture holds there); the second and third APMs by the
-  prediction and by the median predictor, not the last bytes.
+  prediction and by the median predictor, not the last bytes;
+- with F_BLOCK (models 78 to 85), the long-memory linear predictor one per
+  plane and place in an 8x8 block over a wider neighbourhood (a JPEG's
+  block is a few smooth cosines), a context of its prediction, and a colour
+  pixel's first plane predicted as gray's (`_block_prediction`).
 
 Outside the pixels (a header, a palette, bytes after) the contexts are
 orders 1 to 4 and two sparse ones. The layout (fade.statistics.pixels)
@@ -42,18 +46,23 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, JIT, STRETCH, context_hash
-from fade.statistics.parts import IMAGE, IMAGE_CONTEXTS
-from fade.statistics.state import (IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS, IMAGE_RING_MASK,
+from fade.statistics.parts import F_BLOCK, IMAGE, IMAGE_CONTEXTS
+from fade.statistics.state import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SHIFT, BLOCK_SIZE,
+                                   IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS, IMAGE_RING_MASK,
                                    IMAGE_STEPS, IMAGE_STRIP, IMAGE_STRIPS, OLS_INPUTS,
                                    OLS_SHIFTS, OLS_SIZE, S_BASE, S_HISTORY, S_IMAGE_APM,
                                    S_IMAGE_END, S_IMAGE_PHASE, S_IMAGE_PIXEL, S_IMAGE_PLANE,
                                    S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS, S_IMAGE_ROW,
                                    S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
-                                   S_IMAGE_STRIP, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES)
+                                   S_IMAGE_STRIP, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES,
+                                   S_BLOCK_CELL, S_BLOCK_INPUTS)
 
 VIEW = 4096  # how far a 16-bit low byte's view of a neighbour may pass a byte's range
 WHOLE = -2  # _px's view of a neighbour for a 16-bit high byte: its whole sample
 OLS_RIDGE = 256  # added to each diagonal sum: weights stay small where the sums say little
+BLOCK_UP = np.array([up for up, _ in BLOCK_OFFSETS], dtype=np.int64)
+BLOCK_LEFT = np.array([left for _, left in BLOCK_OFFSETS], dtype=np.int64)
+BLOCK_BASE = len(OLS_SHIFTS) * 4 * OLS_SIZE  # (F_BLOCK's sums after the two predictors')
 
 
 @nb.njit(**INLINE)
@@ -176,7 +185,7 @@ def _confidence(errors, position, back_w, back_n, back_nw, back_ne, k):
 
 # Called, not inlined: inlined, it cost a third of the first compile (98 s -> 67 s).
 @nb.njit(**JIT)
-def image_contexts(scratch, streams, buffer, errors, solver, s):
+def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
     """Hash stream s's image contexts for its next byte into the scratch,
     and note its predictions, weight set and APM rows (module docstring)."""
     position = streams[s, S_POSITION]
@@ -261,6 +270,11 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
         level += 1
     key = (plane + 1) << 40
     h = SCRATCH_HASHES + IMAGE
+    block = parts & F_BLOCK
+    streams[s, S_IMAGE_PLANE] = min(plane, 3)
+    if block:  # (and context 11 by it, below)
+        block = _block_prediction(streams, solver, buffer, here, s, upper, x // pixel, y,
+                                  stride, pixel, row // pixel, w) | 1024
     scratch[h] = context_hash(key | gradient, 130)
     scratch[h + 1] = context_hash(key | (median << 8) | min(busy >> 2, 255), 131)
     scratch[h + 2] = context_hash(key | (w << 8) | n, 132)
@@ -275,6 +289,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
         key | (gradient << 16) | ((min(max(error_w + error_n, -255), 255) + 255) >> 1), 139)
     scratch[h + 10] = context_hash(key | (_clip(2 * w - ww) << 8) | _clip(2 * n - nn), 140)
     scratch[h + 11] = context_hash(key | (((w + ne + 1) >> 1) << 8) | ((n + nw + 1) >> 1), 141)
+    if block:
+        scratch[h + 11] = context_hash(key | (block << 8) | min(busy >> 2, 255), 141)
     # A neighbour with how the last two bytes (the planes before, in colour)
     # differ from its own last two: where this pixel stands against it.
     back_w = pixel if left else (stride if up else 0)
@@ -316,13 +332,14 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     streams[s, S_IMAGE_APM] = (plane << 16) | (_clip(median) << 8) | min(busy >> 1, 255)
     if whole:  # by the whole samples' median, finer
         streams[s, S_IMAGE_APM] = (1 << 20) | (median16 >> 4)
-    streams[s, S_IMAGE_PLANE] = min(plane, 3)
     column = x // pixel
     streams[s, S_IMAGE_PHASE] = (min(plane, 3) << 6) | ((column & 7) << 3) | (y & 7)
     streams[s, S_IMAGE_STRIP] = min(plane, 3) * IMAGE_STRIPS + \
         (column // IMAGE_STRIP) % IMAGE_STRIPS
     _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
-                     last, last2, w1, n1, nw1, ne1, w2, n2)
+                     last, last2, w1, n1, nw1, ne1, w2, n2, 1 if block else len(OLS_SHIFTS))
+    if block:
+        streams[s, S_IMAGE_PREDICTIONS + 25] = block & 255
     if whole:
         # A 16-bit gray sample's high byte: the predictions made of the whole
         # samples, then their high bytes (which know where a carry is near).
@@ -334,7 +351,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
     else:
         _plane_predictions(streams, s, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, moved_w,
                            moved_n, moved, np.int64(0))
-        if pixel >= 3:  # colour: the last byte (the plane before, or W's last plane) moved
+        if pixel >= 3 and (plane > 0 or not block):
+            # colour: the last byte (the plane before, or W's last plane) moved
             _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
                                 w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1, last2, n2, w2)
         else:
@@ -355,7 +373,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s):
 
 @nb.njit(**INLINE)
 def _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
-                     last, last2, w1, n1, nw1, ne1, w2, n2):
+                     last, last2, w1, n1, nw1, ne1, w2, n2, count):
     """Predictions 24 and 25: two linear predictors of the byte less W (per
     plane, least squares with a short and a long memory) from the
     neighbours less W, the last two bytes less their own west and north
@@ -378,7 +396,7 @@ def _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
     streams[s, x + 14] = ne1 - n1
     streams[s, x + 15] = 16
     plane = streams[s, S_IMAGE_PLANE]
-    for r in range(len(OLS_SHIFTS)):
+    for r in range(count):  # (the first `count` of them)
         weights = (r * 4 + plane) * OLS_SIZE + OLS_INPUTS * OLS_INPUTS + OLS_INPUTS
         total = np.int64(0)
         for i in range(OLS_INPUTS):
@@ -386,33 +404,67 @@ def _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
         streams[s, S_IMAGE_PREDICTIONS + 24 + r] = _clip(_clip(w) + (total >> 16))
 
 
+@nb.njit(**JIT)
+def _block_prediction(streams, solver, buffer, here, s, view, column, y, stride, pixel, width, w):
+    """F_BLOCK's prediction of the byte: least squares per plane and place in
+    an 8x8 block over BLOCK_OFFSETS' neighbours (the nearest in the picture
+    where it has none) less W, as `_px` reads them with `view`."""
+    x = S_BLOCK_INPUTS
+    for i in range(BLOCK_INPUTS - 1):
+        up = max(y - BLOCK_UP[i], 0)
+        left = min(max(column - BLOCK_LEFT[i], 0), width - 1)
+        back = (y - up) * stride + (column - left) * pixel
+        streams[s, x + i] = (_px(buffer, here, view, back) if back > 0 else w) - w
+    streams[s, x + BLOCK_INPUTS - 1] = 16
+    place = ((column & 7) << 3) | (y & 7)
+    cell = BLOCK_BASE + (streams[s, S_IMAGE_PLANE] * 64 + place) * BLOCK_SIZE
+    streams[s, S_BLOCK_CELL] = cell
+    weights = cell + BLOCK_INPUTS * BLOCK_INPUTS + BLOCK_INPUTS
+    total = np.int64(0)
+    for i in range(BLOCK_INPUTS):
+        total += solver[weights + i] * streams[s, x + i]
+    return _clip(_clip(w) + (total >> 16))
+
+
 @nb.njit(**INLINE)
-def _ols_learn(streams, solver, s, byte):
-    """The linear predictors learn stream s's byte: their sums decay and
-    take this byte's inputs, and one sweep of Gauss-Seidel moves their
-    weights toward the sums' least squares solution."""
-    x = S_OLS_INPUTS
+def _ols_learn(streams, solver, s, byte, count):
+    """The first `count` linear predictors (and F_BLOCK's, where there is one)
+    learn stream s's byte."""
     plane = streams[s, S_IMAGE_PLANE]
-    # (x + 0 .. are relative to W; the target is the byte less W)
+    # (their inputs are relative to W; the target is the byte less W)
     target = byte - (streams[s, S_IMAGE_PREDICTIONS + 2] & 255)
-    for r in range(len(OLS_SHIFTS)):
-        shift = OLS_SHIFTS[r]
-        matrix = (r * 4 + plane) * OLS_SIZE
-        vector = matrix + OLS_INPUTS * OLS_INPUTS
-        weights = vector + OLS_INPUTS
-        for i in range(OLS_INPUTS):
-            xi = streams[s, x + i]
-            row = matrix + i * OLS_INPUTS
-            for j in range(OLS_INPUTS):
-                solver[row + j] += xi * streams[s, x + j] - (solver[row + j] >> shift)
-            solver[vector + i] += xi * target - (solver[vector + i] >> shift)
-        for i in range(OLS_INPUTS):
-            row = matrix + i * OLS_INPUTS
-            total = solver[vector + i] << 16
-            for j in range(OLS_INPUTS):
-                if j != i:
-                    total -= solver[row + j] * solver[weights + j]
-            solver[weights + i] = total // (solver[row + i] + OLS_RIDGE)
+    for r in range(count):
+        _solve(streams, solver, s, S_OLS_INPUTS, OLS_INPUTS, (r * 4 + plane) * OLS_SIZE,
+               OLS_SHIFTS[r], target)
+    if count < len(OLS_SHIFTS):
+        _solve(streams, solver, s, S_BLOCK_INPUTS, BLOCK_INPUTS, streams[s, S_BLOCK_CELL],
+               BLOCK_SHIFT, target)
+
+
+@nb.njit(**INLINE)
+def _solve(streams, solver, s, x, n, matrix, shift, target):
+    """One least squares predictor (its n inputs at streams[s, x:], its sums
+    and weights at solver[matrix:]) learns `target`: its sums decay by
+    2^-shift and take this byte's inputs, and one sweep of Gauss-Seidel
+    moves its weights toward the sums' least squares solution."""
+    vector = matrix + n * n
+    weights = vector + n
+    # The sums' matrix is symmetric: its upper triangle alone is kept (row i
+    # from column i), and read for both halves.
+    for i in range(n):
+        xi = streams[s, x + i]
+        row = matrix + i * n
+        for j in range(i, n):
+            solver[row + j] += xi * streams[s, x + j] - (solver[row + j] >> shift)
+        solver[vector + i] += xi * target - (solver[vector + i] >> shift)
+    for i in range(n):
+        row = matrix + i * n
+        total = solver[vector + i] << 16
+        for j in range(i):
+            total -= solver[matrix + j * n + i] * solver[weights + j]
+        for j in range(i + 1, n):
+            total -= solver[row + j] * solver[weights + j]
+        solver[weights + i] = total // (solver[row + i] + OLS_RIDGE)
 
 
 @nb.njit(**INLINE)
@@ -477,13 +529,13 @@ def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, r
 
 
 @nb.njit(**INLINE)
-def note_image(streams, errors, maps, solver, s, byte):
+def note_image(streams, errors, maps, solver, s, byte, parts):
     """After stream s coded `byte` (S_POSITION already past it): each
     prediction's residual counted in its histogram, its error kept for the
     pixels to come; the linear predictors learn."""
     position = streams[s, S_POSITION] - 1
     if streams[s, S_IMAGE_PREDICTIONS] >= 0:
-        _ols_learn(streams, solver, s, byte)
+        _ols_learn(streams, solver, s, byte, 1 if parts & F_BLOCK else len(OLS_SHIFTS))
     base = (position & IMAGE_RING_MASK) * IMAGE_PREDICTIONS
     for k in range(IMAGE_PREDICTIONS):
         prediction = streams[s, S_IMAGE_PREDICTIONS + k]

@@ -27,7 +27,7 @@ from fade.statistics.parts import (
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
     F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_LAZY, F_RECALL, F_SOURCE, part_names)
+    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, part_names)
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,9 @@ _M3 = _M2 | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD
 # The default's and max's images (models 45 to 52): model 25's parts and, with
 # F_IMAGE, F_SETS' weight sets by the pixel's place.
 _PLACES = F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_SETS
+_BLOCK_ADDS = ("the long-memory linear predictor per plane and place in an 8x8 block, over 26 "
+               "neighbours; a context of its prediction; a colour pixel's first plane predicted "
+               "as gray's")
 # The audio models' parts at fast, the default and max (models 21 to 23; 53 to
 # 55 with F_OLS64).
 _AUDIO = (_BINARY | F_RECORDS | F_AUDIO, _M1 | _BINARY | F_RECORDS | F_AUDIO,
@@ -302,30 +305,33 @@ MODELS: tuple[Model, ...] = (
     # The mixer's weights by where a pixel is, as paq8px's image models choose
     # some: in its 8x8 block (a JPEG's) and its strip of columns; 0.3-5.1% smaller
     # on held-out images (docs/statistics.md, "Models 45 to 52").
-    Model(_PLACES, 25, "default", "image", "`default`, PNM and BMP images (fade 0.11)",
+    Model(_PLACES, 25, "default", "image", "`default`, PNM and BMP images (a development "
+          "build of fade 0.11; model 78 since)",
           "two more weight sets under the final mixer: by the plane and the pixel's column "
-          "and row in an 8x8 block; by the plane and the pixel's strip of 16 columns"),
-    Model(_PLACES, 26, "max", "image",
-          "`max`, PNM and BMP images, alone in file order (fade 0.11; its hybrid mixes "
-          "model 6)", "the weight sets of model 45", slots_per_byte_bits=3),
-    Model(_PLACES | F_PIXELS, 28, "default", "pixels", "`default`, raw pixels (fade 0.11)",
-          "the weight sets of model 45"),
-    Model(_PLACES | F_PIXELS, 29, "max", "pixels",
-          "`max`, raw pixels, alone in file order (fade 0.11; its hybrid mixes model 6)",
-          "the weight sets of model 45", slots_per_byte_bits=3),
-    Model(_PLACES | F_GREEN, 40, "default", "image-green",
-          "`default`, PNM and BMP colour images whose colours move together (fade 0.11)",
-          "the weight sets of model 45"),
-    Model(_PLACES | F_GREEN, 41, "max", "image-green",
-          "`max`, PNM and BMP colour images whose colours move together, alone in file "
-          "order (fade 0.11; its hybrid mixes model 6)", "the weight sets of model 45",
-          slots_per_byte_bits=3),
-    Model(_PLACES | F_PIXELS | F_GREEN, 43, "default", "pixels-green",
-          "`default`, raw colour pixels that move together (fade 0.11)",
-          "the weight sets of model 45"),
-    Model(_PLACES | F_PIXELS | F_GREEN, 44, "max", "pixels-green",
-          "`max`, raw colour pixels that move together, alone in file order (fade 0.11; "
-          "its hybrid mixes model 6)", "the weight sets of model 45", slots_per_byte_bits=3),
+          "and row in an 8x8 block; by the plane and the pixel's strip of 16 columns",
+          current=False),
+    Model(_PLACES, 26, "max", "image", "`max`, PNM and BMP images, alone in file order (a "
+          "development build of fade 0.11, whose hybrid mixed model 6; model 79 since)",
+          "the weight sets of model 45", slots_per_byte_bits=3, current=False),
+    Model(_PLACES | F_PIXELS, 28, "default", "pixels", "`default`, raw pixels (a development "
+          "build of fade 0.11; model 80 since)", "the weight sets of model 45", current=False),
+    Model(_PLACES | F_PIXELS, 29, "max", "pixels", "`max`, raw pixels, alone in file order (a "
+          "development build of fade 0.11, whose hybrid mixed model 6; model 81 since)",
+          "the weight sets of model 45", slots_per_byte_bits=3, current=False),
+    Model(_PLACES | F_GREEN, 40, "default", "image-green", "`default`, PNM and BMP colour "
+          "images whose colours move together (a development build of fade 0.11; model 82 "
+          "since)", "the weight sets of model 45", current=False),
+    Model(_PLACES | F_GREEN, 41, "max", "image-green", "`max`, PNM and BMP colour images "
+          "whose colours move together, alone in file order (a development build of fade "
+          "0.11, whose hybrid mixed model 6; model 83 since)", "the weight sets of model 45",
+          slots_per_byte_bits=3, current=False),
+    Model(_PLACES | F_PIXELS | F_GREEN, 43, "default", "pixels-green", "`default`, raw colour "
+          "pixels that move together (a development build of fade 0.11; model 84 since)",
+          "the weight sets of model 45", current=False),
+    Model(_PLACES | F_PIXELS | F_GREEN, 44, "max", "pixels-green", "`max`, raw colour pixels "
+          "that move together, alone in file order (a development build of fade 0.11, whose "
+          "hybrid mixed model 6; model 85 since)", "the weight sets of model 45",
+          slots_per_byte_bits=3, current=False),
     # Least squares of order 64 for audio: -0.54% on ten tuning recordings against
     # order 48, -0.34% on eight held out (docs/statistics.md, "Models 53 to 55").
     Model(_AUDIO[0] | F_OLS64, 21, "fast", "audio",
@@ -472,6 +478,27 @@ MODELS: tuple[Model, ...] = (
           "default", "text", "`default`, text (fade 0.11)",
           "the recalled letter, the line's length against the line above's, the two "
           "indirect contexts; weight sets that skip their tiny errors", slots_per_byte_bits=3),
+    # Images with least squares per place in an 8x8 block, over a wider
+    # neighbourhood: photos that were JPEGs once smaller (docs/statistics.md,
+    # "Models 78 to 85"). Models 45 to 52, each with F_BLOCK, in their order.
+    *(Model(parts | F_BLOCK, base, level, kind, use, _BLOCK_ADDS, slots_per_byte_bits=slots)
+      for parts, base, level, kind, use, slots in (
+          (_PLACES, 45, "default", "image", "`default`, PNM and BMP images (fade 0.11)", 2),
+          (_PLACES, 46, "max", "image", "`max`, PNM and BMP images, alone in file order "
+           "(fade 0.11; its hybrid mixes model 6)", 3),
+          (_PLACES | F_PIXELS, 47, "default", "pixels", "`default`, raw pixels (fade 0.11)", 2),
+          (_PLACES | F_PIXELS, 48, "max", "pixels", "`max`, raw pixels, alone in file order "
+           "(fade 0.11; its hybrid mixes model 6)", 3),
+          (_PLACES | F_GREEN, 49, "default", "image-green", "`default`, PNM and BMP colour "
+           "images whose colours move together (fade 0.11)", 2),
+          (_PLACES | F_GREEN, 50, "max", "image-green", "`max`, PNM and BMP colour images "
+           "whose colours move together, alone in file order (fade 0.11; its hybrid mixes "
+           "model 6)", 3),
+          (_PLACES | F_PIXELS | F_GREEN, 51, "default", "pixels-green", "`default`, raw "
+           "colour pixels that move together (fade 0.11)", 2),
+          (_PLACES | F_PIXELS | F_GREEN, 52, "max", "pixels-green", "`max`, raw colour pixels "
+           "that move together, alone in file order (fade 0.11; its hybrid mixes model 6)",
+           3))),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

@@ -206,6 +206,11 @@ F_SOURCE = 1 << 39
 # LAZY: a weight set learns only where its error is at least LAZY_ERROR
 # (fade.statistics.kernels.learn), as paq8px's mixer skips its tiny errors.
 F_LAZY = 1 << 40
+# BLOCK (with IMAGE): prediction 25 by least squares per plane and place in
+# an 8x8 block (where a JPEG's blocks were) over a wider neighbourhood, in
+# place of the long-memory one; context 11 that prediction with how busy;
+# and a colour pixel's first plane predicted as gray's (fade.statistics.image).
+F_BLOCK = 1 << 41
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -221,7 +226,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_LENGTH: "F_LENGTH", F_LINES: "F_LINES",
               F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS",
               F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL",
-              F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY"}
+              F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
+              F_BLOCK: "F_BLOCK"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

@@ -483,7 +483,7 @@ def _image_start(tables, s):
     (apart from _start_byte, which every model runs: compiled into it, they
     slowed text 5-9%)."""
     image_contexts(tables.scratch, tables.streams, tables.buffer, tables.dna_bases,
-                   tables.runs, s)
+                   tables.runs, s, tables.parameters[P_PARTS])
 
 
 @nb.njit(**JIT)
@@ -496,7 +496,8 @@ def _image_bit(tables, s, c0, bitpos):
 @nb.njit(**JIT)
 def _image_noted(tables, s, byte):
     """F_IMAGE: stream s's predictions' errors at the byte it coded."""
-    note_image(tables.streams, tables.dna_bases, tables.dna, tables.runs, s, byte)
+    note_image(tables.streams, tables.dna_bases, tables.dna, tables.runs, s, byte,
+               tables.parameters[P_PARTS])
 
 
 @nb.njit(**JIT)

@@ -16,11 +16,11 @@ from typing import Protocol
 import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
-from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_DNA, F_IMAGE,
-                                   F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD, F_RUNS, F_SETS,
-                                   F_SETS4, F_TABLE, F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86,
-                                   F_X86MORE, IMAGE, IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS,
-                                   active_contexts)
+from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_BLOCK, F_DNA,
+                                   F_IMAGE, F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD, F_RUNS,
+                                   F_SETS, F_SETS4, F_TABLE, F_RECORDS, F_SSE, F_WORDS,
+                                   F_WORDSET, F_X86, F_X86MORE, IMAGE, IMAGE_CONTEXTS,
+                                   IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -95,6 +95,16 @@ IMAGE_INPUTS = IMAGE_PREDICTIONS  # an input per prediction
 OLS_INPUTS = 16
 OLS_SHIFTS = (6, 9)
 OLS_SIZE = OLS_INPUTS * OLS_INPUTS + 2 * OLS_INPUTS
+# F_BLOCK's predictor, in the long-memory one's place: per plane and place
+# in an 8x8 block (64 a plane), least squares over the neighbours this many
+# rows up and pixels left (right: negative) less W, and a constant.
+BLOCK_OFFSETS = ((1, 0), (1, 1), (1, -1), (0, 2), (2, 0), (2, -1), (1, 2), (2, 1), (0, 3),
+                 (3, 0), (2, 2), (1, -2), (2, -2), (3, -1), (3, 1), (1, 3), (0, 4), (4, 0),
+                 (1, -3), (0, 5), (5, 0), (2, 3), (3, 2), (3, -2), (4, -1), (4, 1))
+BLOCK_INPUTS = len(BLOCK_OFFSETS) + 1
+BLOCK_SIZE = BLOCK_INPUTS * BLOCK_INPUTS + 2 * BLOCK_INPUTS
+BLOCK_SHIFT = 11  # its sums decay by 2^-11 an update (each place's own bytes)
+BLOCK_CELLS = 4 * 64
 # Per prediction and plane, histograms of its residuals by how well it did
 # nearby (8 steps).
 IMAGE_STEPS = 16
@@ -257,7 +267,11 @@ S_IMAGE_PHASE, S_IMAGE_STRIP = S_WORDS + 9, S_WORDS + 10
 # F_SOURCE (fade.statistics.markup): the last word (hashed) of the last text
 # whose tag gave no value, and how many words the current text has had.
 S_M_SOURCE, S_M_TEXT_WORDS = S_WORDS + 11, S_WORDS + 12
-S_FIELDS = S_WORDS + 13
+# F_BLOCK: the block predictor's inputs for the next byte, and where its
+# sums and weights lie.
+S_BLOCK_INPUTS = S_WORDS + 13
+S_BLOCK_CELL = S_BLOCK_INPUTS + BLOCK_INPUTS
+S_FIELDS = S_BLOCK_CELL + 1
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -364,10 +378,11 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # row (check << 16 | count << 8 | byte); per context, a map of (count up
         # to 15, the bit the run expects) to the probability of a 1.
         # F_IMAGE (no model has it with F_RUNS): the linear predictors' sums and
-        # weights, per predictor and plane. (Kept in arrays that other kinds
-        # use: each more field of Tables costs every model 4-7%, as a call
-        # passes it.)
+        # weights, per predictor and plane, then F_BLOCK's per plane and place.
+        # (Kept in arrays that other kinds use: each more field of Tables
+        # costs every model 4-7%, as a call passes it.)
         ("runs", (slots if parts & F_RUNS else len(OLS_SHIFTS) * 4 * OLS_SIZE
+                  + (BLOCK_CELLS * BLOCK_SIZE if parts & F_BLOCK else 0)
                   if parts & F_IMAGE else 1,), np.int64),
         ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
         ("recent", (streams if parts & (F_RECORD | F_RECORDS | F_MARKUP | F_X86MORE) else 1,
