@@ -220,7 +220,9 @@ class StatisticsConfig:
     length against the field above's); 77, the default's for text, is 37
     with max's recalled letter, line-length and indirect contexts and lazy
     weight sets; 78 to 85 are 45 to 52 with least squares per place in an
-    8x8 block (where a JPEG's blocks were) over a wider neighbourhood."""
+    8x8 block (where a JPEG's blocks were) over a wider neighbourhood; 86
+    to 91 are 39, 42 and 82 to 85 with the two colour differences in the
+    other order."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -238,7 +240,7 @@ class StatisticsConfig:
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
         "table", "markup", "log", "dna", "x86", "audio", "image", "pixels", each of
-        those two with "-green", or "binary"): a level's model
+        those two with "-green" or "-green-swap", or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind): levels fast and default (text
         models 0 and 77) code bytes that are not text with models 19 and
@@ -249,7 +251,8 @@ class StatisticsConfig:
         (6 with 67), 16- and 24-bit PCM audio with 53 and 54 (6 with 55), PNM
         and BMP images with 24 and 78 (6 with 79) and raw pixels with 27
         and 80 (6 with 81), or 39 and 82 (83), 42 and 84 (85) where their
-        colours pay as green and differences, markup (XML, HTML) with 56 and 75 (6 with
+        colours pay as green and differences (86 and 88 (89), 87 and 90
+        (91) where in the other order), markup (XML, HTML) with 56 and 75 (6 with
         76) and log lines with 62 and 63 (6 with 64)."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)

@@ -26,8 +26,8 @@ import numpy as np
 
 from fade import statistics
 from fade.statistics.audio import wav_layout
-from fade.statistics.colour import (GREEN_GAIN, TRIAL_BYTES, TRIAL_ROWS, TRIAL_SHARE,
-                                    green_layout)
+from fade.statistics.colour import (GREEN_GAIN, SWAP_GAIN, TRIAL_BYTES, TRIAL_ROWS,
+                                    TRIAL_SHARE, green_layout)
 from fade.statistics.pixels import Layout as Pixels, image_layout, made_header, raw_layout
 from fade.statistics.parts import DELIMITERS
 from fade.config import DEFAULT_MEMORY_LIMIT, LEVELS, StatisticsConfig, format_bytes
@@ -344,20 +344,24 @@ def log_lines(data: bytes) -> bool:
     return b"9" in shape and count >= LOG_SHARE * len(lines)
 
 
-def green_pays(data: bytes, layout: Pixels | None) -> bool:
+def colour_choice(data: bytes, layout: Pixels | None) -> tuple[bool, bool]:
     """Whether the colour image whose pixels `layout` places in `data`
     (a header's, or raw pixels') codes smaller as green and differences: a
     band of its rows from the middle, coded both ways with the default
     level's image models, is at least GREEN_GAIN smaller so
-    (fade.statistics.colour)."""
+    (fade.statistics.colour); and if so, whether with the two differences
+    swapped (F_SWAP) the band is SWAP_GAIN of that or less."""
     sizes = band_sizes(data, layout)
-    return sizes is not None and sizes[1] <= GREEN_GAIN * sizes[0]
+    if sizes is None or sizes[1] > GREEN_GAIN * sizes[0]:
+        return False, False
+    return True, sizes[2] <= SWAP_GAIN * sizes[1]
 
 
-def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int] | None:
-    """The bytes `green_pays` measures: its band coded as it is and as
-    green and differences; None where there is no colour image (or fewer
-    than two rows of it)."""
+def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int, int] | None:
+    """The bytes `colour_choice` measures: its band coded as it is, as
+    green and differences, and (where that is GREEN_GAIN of the first or
+    less; else 0) with the differences swapped; None where there is no
+    colour image (or fewer than two rows of it)."""
     if layout is None or layout.pixel != 3:
         return None
     available = min(layout.height, (len(data) - layout.start) // layout.stride)
@@ -370,10 +374,14 @@ def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int] | None:
     pixels = band.reshape(rows, layout.stride)[:, :layout.row].tobytes()
     image = made_header(Pixels(0, layout.row, layout.row, 3, rows)) + pixels
     default = LEVELS["default"].statistics.sized(len(image))
-    plain, green = (statistics.encode_file(image, default.for_kind(kind))
-                    for kind in ("image", "image-green"))
-    return (2 * len(image) if plain is None else len(plain),
-            2 * len(image) if green is None else len(green))
+    sizes = [len(image) * 2 if coded is None else len(coded)
+             for coded in (statistics.encode_file(image, default.for_kind(kind))
+                           for kind in ("image", "image-green"))]
+    swapped = 0
+    if sizes[1] <= GREEN_GAIN * sizes[0]:
+        coded = statistics.encode_file(image, default.for_kind("image-green-swap"))
+        swapped = 2 * len(image) if coded is None else len(coded)
+    return sizes[0], sizes[1], swapped
 
 
 @dataclass(frozen=True)
@@ -390,6 +398,7 @@ class Screen:
     image: bool = False  # a binary PNM or uncompressed BMP image (image_layout)
     pixels: bool = False  # not text: raw pixels of an image without a header (raw_layout)
     green: bool = False  # an image or pixels whose colours code smaller as green and differences
+    swap: bool = False  # ... and smaller still with the two differences swapped
     markup: bool = False  # text: XML, HTML (`markup`)
     log: bool = False  # text: log lines (`log_lines`)
 
@@ -397,9 +406,10 @@ class Screen:
     def of(cls, data: bytes, measure: bool = False) -> "Screen":
         """What `data` is. With `measure`, a colour image (or raw colour
         pixels) is also coded in part both ways, to find whether its colours
-        pay as green and differences (`green_pays`: 0.4-0.7 s a megabyte
-        of image, docs/statistics.md; what picks the model a whole input is
-        coded with measures, not a screen of a window of it)."""
+        pay as green and differences, and in which order (`colour_choice`:
+        0.4-0.7 s a megabyte of image, docs/statistics.md; what picks the
+        model a whole input is coded with measures, not a screen of a window
+        of it)."""
         symbols = np.frombuffer(data, dtype=np.uint8)
         text = int(_TEXT_BYTES[symbols].sum())
         high = int((symbols >= 128).sum())
@@ -409,14 +419,15 @@ class Screen:
         share = text / max(len(data), 1)
         layout = image_layout(symbols)  # (whatever share of its pixels reads as text)
         if layout is not None and layout.start < len(data):
-            return cls(len(data), share, image=True,
-                       green=measure and green_pays(data, green_layout(symbols)))
+            green, swap = colour_choice(data, green_layout(symbols)) if measure else (False, False)
+            return cls(len(data), share, image=True, green=green, swap=swap)
         if share < TEXT_SHARE:
             if wav_layout(symbols) is not None:
                 return cls(len(data), share, audio=True)
             raw = raw_layout(symbols)
             if raw is not None:
-                return cls(len(data), share, pixels=True, green=measure and green_pays(data, raw))
+                green, swap = colour_choice(data, raw) if measure else (False, False)
+                return cls(len(data), share, pixels=True, green=green, swap=swap)
             return cls(len(data), share, x86=len(symbols) > 4 and machine_code(symbols))
         dna = nucleotides(symbols)
         table = not dna and delimited(symbols)
@@ -432,11 +443,13 @@ class Screen:
     def kind(self) -> str:
         """"text", "table", "markup", "log", "dna", "x86", "audio", "image",
         "pixels" (each of those two with "-green" where `of` measured that
-        its colours pay as green and differences) or "binary": what picks a
+        its colours pay as green and differences, and then "-swap" where
+        they pay more with the differences swapped) or "binary": what picks a
         level's statistics model
         (StatisticsConfig.for_kind)."""
         if self.image or self.pixels:
-            return ("image" if self.image else "pixels") + ("-green" if self.green else "")
+            return ("image" if self.image else "pixels") + ("-green" if self.green else "") + \
+                ("-swap" if self.swap else "")
         if not self.is_text:
             return "audio" if self.audio else "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "markup" if self.markup \
@@ -452,6 +465,7 @@ class Screen:
         if self.image or self.pixels:
             what = "an image" if self.image else "raw pixels"
             colours = ", its colours as green and differences" if self.green else ""
+            colours += " (the last byte's first)" if self.swap else ""
             return f"{what} ({self.text:.1%} of the bytes text{colours})"
         if self.is_text:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table

@@ -11,12 +11,16 @@ pixel and the other two less it, so BMP's blue, green, red order gives the
 same), such a photo takes 5-8% fewer bytes; a photo whose colours are
 sharp takes 0.4-1.4% more, and a drawing with flat colours 15% more.
 
-So the encoder measures it (fade.race.green_pays): it codes a band of
+So the encoder measures it (fade.race.colour_choice): it codes a band of
 rows from the middle of the image (a 64th of its rows, 8 at least, at
 most 128 KiB) both ways with the default level's image models (whatever
 the level: level fast's said too little on one photo in 18), and takes
-the green model where that is at least GREEN_GAIN smaller. The archive
-records the choice as the model's number; `to_green` and `from_green` change and restore the pixels
+the green model where that is at least GREEN_GAIN smaller; then codes it
+green with the two differences swapped (F_SWAP: the pixel's last byte's
+first), and takes that where it is SWAP_GAIN of the green band or less
+(in photos that went through JPEG, the difference that carries more said
+first helps the other: models 86 to 91). The archive records the choice
+as the model's number; `to_green` and `from_green` change and restore the pixels
 of a 3-byte-a-pixel image whose layout its header (or F_PIXELS's made
 header) gives; other bytes, and the header, stay as they are.
 """
@@ -25,13 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from fade.statistics.parts import F_GREEN
+from fade.statistics.parts import F_GREEN, F_SWAP
 from fade.statistics.pixels import Layout, coded_layout
 
 TRIAL_SHARE = 64  # the band measured: this share of the image's rows...
 TRIAL_ROWS = 8  # ... at least this many...
 TRIAL_BYTES = 1 << 17  # ... of at most this many bytes
 GREEN_GAIN = 0.985  # the band coded green must be this much of the band as it is, or less
+SWAP_GAIN = 0.999  # ... and with the differences swapped, this much of the band coded green
 
 
 def green_layout(data: bytes | np.ndarray) -> Layout | None:
@@ -62,22 +67,26 @@ def _converted(data: np.ndarray, parts: int, forward: bool) -> np.ndarray:
     rows = min(layout.height, body // layout.stride)
     width = layout.row // 3
     whole = out[layout.start:layout.start + rows * layout.stride].reshape(rows, layout.stride)
-    _convert(whole[:, :3 * width], forward)
+    swap = bool(parts & F_SWAP)
+    _convert(whole[:, :3 * width], forward, swap)
     if rows < layout.height:  # a last row cut short: its whole pixels
         at = layout.start + rows * layout.stride
         count = min(len(data) - at, layout.row) // 3
-        _convert(out[at:at + 3 * count].reshape(1, 3 * count), forward)
+        _convert(out[at:at + 3 * count].reshape(1, 3 * count), forward, swap)
     return out
 
 
-def _convert(pixels: np.ndarray, forward: bool) -> None:
-    """Change (or restore) in place rows of pixels, three bytes each."""
+def _convert(pixels: np.ndarray, forward: bool, swap: bool) -> None:
+    """Change (or restore) in place rows of pixels, three bytes each; with
+    `swap`, the last byte's difference before the first's."""
+    one, two = (2, 0) if swap else (0, 2)  # (the bytes whose differences come second, third)
     first, middle, last = (pixels[:, k::3].astype(np.int16) for k in range(3))
     if forward:
+        changed = (first, middle, last)
         pixels[:, 0::3] = middle
-        pixels[:, 1::3] = (first - middle + 128) & 255
-        pixels[:, 2::3] = (last - middle + 128) & 255
+        pixels[:, 1::3] = (changed[one] - middle + 128) & 255
+        pixels[:, 2::3] = (changed[two] - middle + 128) & 255
     else:  # first is the green, middle and last the differences
         pixels[:, 1::3] = first
-        pixels[:, 0::3] = (middle + first - 128) & 255
-        pixels[:, 2::3] = (last + first - 128) & 255
+        pixels[:, one::3] = (middle + first - 128) & 255
+        pixels[:, two::3] = (last + first - 128) & 255

@@ -27,7 +27,7 @@ from fade.statistics.parts import (
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
     F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, part_names)
+    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, part_names)
 
 
 @dataclass(frozen=True)
@@ -499,6 +499,25 @@ MODELS: tuple[Model, ...] = (
           (_PLACES | F_PIXELS | F_GREEN, 52, "max", "pixels-green", "`max`, raw colour pixels "
            "that move together, alone in file order (fade 0.11; its hybrid mixes model 6)",
            3))),
+    # The colour differences in the other order where a band of the image says
+    # so (fade.race.colour_choice; docs/statistics.md, "Models 86 to 91"):
+    # models 39, 42 and 82 to 85, each with F_SWAP.
+    *(Model(parts | F_SWAP, base, level, kind + "-swap",
+            use + ", the last byte's difference first (fade 0.11)",
+            "the two differences in the other order", slots_per_byte_bits=slots)
+      for parts, base, level, kind, use, slots in (
+          (F_IMAGE | F_GREEN, 39, "fast", "image-green", "`fast`, PNM and BMP colour images "
+           "whose colours move together", 2),
+          (F_IMAGE | F_PIXELS | F_GREEN, 42, "fast", "pixels-green", "`fast`, raw colour "
+           "pixels that move together", 2),
+          (_PLACES | F_GREEN | F_BLOCK, 82, "default", "image-green", "`default`, PNM and BMP "
+           "colour images whose colours move together", 2),
+          (_PLACES | F_GREEN | F_BLOCK, 83, "max", "image-green", "`max`, PNM and BMP colour "
+           "images whose colours move together, alone in file order", 3),
+          (_PLACES | F_PIXELS | F_GREEN | F_BLOCK, 84, "default", "pixels-green", "`default`, "
+           "raw colour pixels that move together", 2),
+          (_PLACES | F_PIXELS | F_GREEN | F_BLOCK, 85, "max", "pixels-green", "`max`, raw "
+           "colour pixels that move together, alone in file order", 3))),
 )
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).

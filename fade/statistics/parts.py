@@ -211,6 +211,9 @@ F_LAZY = 1 << 40
 # place of the long-memory one; context 11 that prediction with how busy;
 # and a colour pixel's first plane predicted as gray's (fade.statistics.image).
 F_BLOCK = 1 << 41
+# SWAP (with GREEN): the two differences in the other order, the pixel's last
+# byte's first (blue's in RGB, red's in BMP's BGR; fade.statistics.colour).
+F_SWAP = 1 << 42
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -227,7 +230,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS",
               F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL",
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
-              F_BLOCK: "F_BLOCK"}
+              F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
