@@ -374,14 +374,13 @@ def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int, int] | Non
     pixels = band.reshape(rows, layout.stride)[:, :layout.row].tobytes()
     image = made_header(Pixels(0, layout.row, layout.row, 3, rows)) + pixels
     default = LEVELS["default"].statistics.sized(len(image))
-    sizes = [len(image) * 2 if coded is None else len(coded)
-             for coded in (statistics.encode_file(image, default.for_kind(kind))
-                           for kind in ("image", "image-green"))]
-    swapped = 0
-    if sizes[1] <= GREEN_GAIN * sizes[0]:
-        coded = statistics.encode_file(image, default.for_kind("image-green-swap"))
-        swapped = 2 * len(image) if coded is None else len(coded)
-    return sizes[0], sizes[1], swapped
+
+    def size(kind: str) -> int:
+        coded = statistics.encode_file(image, default.for_kind(kind))
+        return 2 * len(image) if coded is None else len(coded)
+
+    plain, green = size("image"), size("image-green")
+    return plain, green, size("image-green-swap") if green <= GREEN_GAIN * plain else 0
 
 
 @dataclass(frozen=True)

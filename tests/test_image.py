@@ -78,9 +78,9 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     BMP) to be images, whatever share of their bytes reads as text, and
     other data not; levels fast, default and max code them with models 24,
     78 and 79 (86, 88 and 89 where their colours pay as green and
-    differences, the last byte's first: the colour photo's band says so), smaller than with the models for other bytes (19, 20 and 6;
-    at the default and max by at least 8%), and they decode in a fresh
-    process."""
+    differences, the last byte's first: the colour photo's band says so),
+    smaller than with the models for other bytes (19, 20 and 6; at the
+    default and max by at least 8%), and they decode in a fresh process."""
     for name in ("alice29.txt", "mapsdatazrh", "pydub-test4.wav"):
         assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "image"
     photos = {"coins.pgm": corpus_file("coins.pgm").read_bytes()[:40_000],
@@ -181,11 +181,12 @@ def test_raw_pixels_measured():
 
 def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     """Levels fast, default and max code raw pixels with models 27, 80 and
-    81, or 87, 90 and 91 (42, 84 and 85 with the differences swapped) where their colours pay as green and differences
-    (a PNM header of the measured layout coded first and dropped by the
-    decoder), smaller than with the models for other bytes (by 8% at the
-    default and max), at most 0.5% larger than the same image with its
-    header; they decode in a fresh process. Forced on other bytes, a pixel
+    81, or 87, 90 and 91 (42, 84 and 85 with the differences swapped)
+    where their colours pay as green and differences (a PNM header of the
+    measured layout coded first and dropped by the decoder), smaller than
+    with the models for other bytes (by 8% at the default and max), at most
+    0.5% larger than the same image with its header; they decode in a fresh
+    process. Forced on other bytes, a pixel
     model codes them as other bytes after a one-pixel image."""
     photo = _pixels("chelsea.ppm", 30)
     assert race.Screen.of(photo).kind == "pixels"
@@ -303,7 +304,8 @@ def test_block_predictor_by_the_pixels_place_in_its_block():
     they code smaller than models 45 and 49, and other bytes exactly as
     those."""
     from fade.statistics.state import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SIZE, OLS_SHIFTS,
-                                       OLS_SIZE, S_BLOCK_CELL, S_BLOCK_INPUTS)
+                                       OLS_SIZE, S_BLOCK_INPUTS, S_IMAGE_PHASE)
+    from fade.statistics.image import block_cell
     head = b"P6\n40 12\n255\n"
     pixels = np.array([(x * 7 + y * 3 + x * y) % 256 for y in range(12) for x in range(120)],
                       dtype=np.int64).reshape(12, 40, 3)
@@ -319,7 +321,9 @@ def test_block_predictor_by_the_pixels_place_in_its_block():
             expected.append((pixels[y, x, plane] if coded else w) - w)
         assert list(streams[S_BLOCK_INPUTS:S_BLOCK_INPUTS + BLOCK_INPUTS]) == expected + [16]
         place = plane * 64 + (column % 8) * 8 + row % 8
-        assert streams[S_BLOCK_CELL] == len(OLS_SHIFTS) * 4 * OLS_SIZE + place * BLOCK_SIZE
+        assert streams[S_IMAGE_PHASE] == place
+        assert block_cell(streams[S_IMAGE_PHASE]) == \
+            len(OLS_SHIFTS) * 4 * OLS_SIZE + place * BLOCK_SIZE
     coins = corpus_file("coins.pgm").read_bytes()[:60_000]
     chelsea = corpus_file("chelsea.ppm").read_bytes()[:60_000]
     text = corpus_file("alice29.txt").read_bytes()[:5000]

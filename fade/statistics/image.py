@@ -55,7 +55,7 @@ from fade.statistics.state import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SHIFT, BLO
                                    S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS, S_IMAGE_ROW,
                                    S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
                                    S_IMAGE_STRIP, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES,
-                                   S_BLOCK_CELL, S_BLOCK_INPUTS)
+                                   S_BLOCK_INPUTS)
 
 VIEW = 4096  # how far a 16-bit low byte's view of a neighbour may pass a byte's range
 WHOLE = -2  # _px's view of a neighbour for a 16-bit high byte: its whole sample
@@ -270,11 +270,14 @@ def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
         level += 1
     key = (plane + 1) << 40
     h = SCRATCH_HASHES + IMAGE
-    block = parts & F_BLOCK
+    blocked = parts & F_BLOCK
     streams[s, S_IMAGE_PLANE] = min(plane, 3)
-    if block:  # (and context 11 by it, below)
-        block = _block_prediction(streams, solver, buffer, here, s, upper, x // pixel, y,
-                                  stride, pixel, row // pixel, w) | 1024
+    column = x // pixel
+    streams[s, S_IMAGE_PHASE] = (min(plane, 3) << 6) | ((column & 7) << 3) | (y & 7)
+    block = 0  # (F_BLOCK's prediction, made before the contexts: context 11 reads it)
+    if blocked:
+        block = _block_prediction(streams, solver, buffer, here, s, upper, column, y, stride,
+                                  pixel, row // pixel, w)
     scratch[h] = context_hash(key | gradient, 130)
     scratch[h + 1] = context_hash(key | (median << 8) | min(busy >> 2, 255), 131)
     scratch[h + 2] = context_hash(key | (w << 8) | n, 132)
@@ -289,8 +292,8 @@ def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
         key | (gradient << 16) | ((min(max(error_w + error_n, -255), 255) + 255) >> 1), 139)
     scratch[h + 10] = context_hash(key | (_clip(2 * w - ww) << 8) | _clip(2 * n - nn), 140)
     scratch[h + 11] = context_hash(key | (((w + ne + 1) >> 1) << 8) | ((n + nw + 1) >> 1), 141)
-    if block:
-        scratch[h + 11] = context_hash(key | (block << 8) | min(busy >> 2, 255), 141)
+    if blocked:
+        scratch[h + 11] = context_hash(key | ((block | 1024) << 8) | min(busy >> 2, 255), 141)
     # A neighbour with how the last two bytes (the planes before, in colour)
     # differ from its own last two: where this pixel stands against it.
     back_w = pixel if left else (stride if up else 0)
@@ -332,14 +335,12 @@ def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
     streams[s, S_IMAGE_APM] = (plane << 16) | (_clip(median) << 8) | min(busy >> 1, 255)
     if whole:  # by the whole samples' median, finer
         streams[s, S_IMAGE_APM] = (1 << 20) | (median16 >> 4)
-    column = x // pixel
-    streams[s, S_IMAGE_PHASE] = (min(plane, 3) << 6) | ((column & 7) << 3) | (y & 7)
     streams[s, S_IMAGE_STRIP] = min(plane, 3) * IMAGE_STRIPS + \
         (column // IMAGE_STRIP) % IMAGE_STRIPS
     _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
-                     last, last2, w1, n1, nw1, ne1, w2, n2, 1 if block else len(OLS_SHIFTS))
-    if block:
-        streams[s, S_IMAGE_PREDICTIONS + 25] = block & 255
+                     last, last2, w1, n1, nw1, ne1, w2, n2, blocked)
+    if blocked:
+        streams[s, S_IMAGE_PREDICTIONS + 25] = block
     if whole:
         # A 16-bit gray sample's high byte: the predictions made of the whole
         # samples, then their high bytes (which know where a carry is near).
@@ -351,7 +352,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
     else:
         _plane_predictions(streams, s, w, n, nw, ne, nn, nne, ww, nww, nnw, nee, moved_w,
                            moved_n, moved, np.int64(0))
-        if pixel >= 3 and (plane > 0 or not block):
+        if pixel >= 3 and (plane > 0 or not blocked):
             # colour: the last byte (the plane before, or W's last plane) moved
             _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
                                 w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1, last2, n2, w2)
@@ -373,7 +374,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
 
 @nb.njit(**INLINE)
 def _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
-                     last, last2, w1, n1, nw1, ne1, w2, n2, count):
+                     last, last2, w1, n1, nw1, ne1, w2, n2, blocked):
     """Predictions 24 and 25: two linear predictors of the byte less W (per
     plane, least squares with a short and a long memory) from the
     neighbours less W, the last two bytes less their own west and north
@@ -396,7 +397,7 @@ def _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
     streams[s, x + 14] = ne1 - n1
     streams[s, x + 15] = 16
     plane = streams[s, S_IMAGE_PLANE]
-    for r in range(count):  # (the first `count` of them)
+    for r in range(_ols_count(blocked)):
         weights = (r * 4 + plane) * OLS_SIZE + OLS_INPUTS * OLS_INPUTS + OLS_INPUTS
         total = np.int64(0)
         for i in range(OLS_INPUTS):
@@ -416,10 +417,7 @@ def _block_prediction(streams, solver, buffer, here, s, view, column, y, stride,
         back = (y - up) * stride + (column - left) * pixel
         streams[s, x + i] = (_px(buffer, here, view, back) if back > 0 else w) - w
     streams[s, x + BLOCK_INPUTS - 1] = 16
-    place = ((column & 7) << 3) | (y & 7)
-    cell = BLOCK_BASE + (streams[s, S_IMAGE_PLANE] * 64 + place) * BLOCK_SIZE
-    streams[s, S_BLOCK_CELL] = cell
-    weights = cell + BLOCK_INPUTS * BLOCK_INPUTS + BLOCK_INPUTS
+    weights = block_cell(streams[s, S_IMAGE_PHASE]) + BLOCK_INPUTS * BLOCK_INPUTS + BLOCK_INPUTS
     total = np.int64(0)
     for i in range(BLOCK_INPUTS):
         total += solver[weights + i] * streams[s, x + i]
@@ -427,18 +425,32 @@ def _block_prediction(streams, solver, buffer, here, s, view, column, y, stride,
 
 
 @nb.njit(**INLINE)
-def _ols_learn(streams, solver, s, byte, count):
-    """The first `count` linear predictors (and F_BLOCK's, where there is one)
-    learn stream s's byte."""
+def block_cell(phase):
+    """Where F_BLOCK's sums and weights for a byte of S_IMAGE_PHASE `phase`
+    (its plane and place in the 8x8 block) start in the solver."""
+    return BLOCK_BASE + phase * BLOCK_SIZE
+
+
+@nb.njit(**INLINE)
+def _ols_count(blocked):
+    """How many of the OLS_SHIFTS predictors run: with F_BLOCK, the
+    block's takes the long-memory one's place."""
+    return 1 if blocked else len(OLS_SHIFTS)
+
+
+@nb.njit(**INLINE)
+def _ols_learn(streams, solver, s, byte, blocked):
+    """The linear predictors (with F_BLOCK, the block's in the long-memory
+    one's place) learn stream s's byte."""
     plane = streams[s, S_IMAGE_PLANE]
     # (their inputs are relative to W; the target is the byte less W)
     target = byte - (streams[s, S_IMAGE_PREDICTIONS + 2] & 255)
-    for r in range(count):
+    for r in range(_ols_count(blocked)):
         _solve(streams, solver, s, S_OLS_INPUTS, OLS_INPUTS, (r * 4 + plane) * OLS_SIZE,
                OLS_SHIFTS[r], target)
-    if count < len(OLS_SHIFTS):
-        _solve(streams, solver, s, S_BLOCK_INPUTS, BLOCK_INPUTS, streams[s, S_BLOCK_CELL],
-               BLOCK_SHIFT, target)
+    if blocked:
+        _solve(streams, solver, s, S_BLOCK_INPUTS, BLOCK_INPUTS,
+               block_cell(streams[s, S_IMAGE_PHASE]), BLOCK_SHIFT, target)
 
 
 @nb.njit(**INLINE)
@@ -535,7 +547,7 @@ def note_image(streams, errors, maps, solver, s, byte, parts):
     pixels to come; the linear predictors learn."""
     position = streams[s, S_POSITION] - 1
     if streams[s, S_IMAGE_PREDICTIONS] >= 0:
-        _ols_learn(streams, solver, s, byte, 1 if parts & F_BLOCK else len(OLS_SHIFTS))
+        _ols_learn(streams, solver, s, byte, parts & F_BLOCK)
     base = (position & IMAGE_RING_MASK) * IMAGE_PREDICTIONS
     for k in range(IMAGE_PREDICTIONS):
         prediction = streams[s, S_IMAGE_PREDICTIONS + k]

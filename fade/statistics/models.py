@@ -478,47 +478,46 @@ MODELS: tuple[Model, ...] = (
           "default", "text", "`default`, text (fade 0.11)",
           "the recalled letter, the line's length against the line above's, the two "
           "indirect contexts; weight sets that skip their tiny errors", slots_per_byte_bits=3),
-    # Images with least squares per place in an 8x8 block, over a wider
-    # neighbourhood: photos that were JPEGs once smaller (docs/statistics.md,
-    # "Models 78 to 85"). Models 45 to 52, each with F_BLOCK, in their order.
-    *(Model(parts | F_BLOCK, base, level, kind, use, _BLOCK_ADDS, slots_per_byte_bits=slots)
-      for parts, base, level, kind, use, slots in (
-          (_PLACES, 45, "default", "image", "`default`, PNM and BMP images (fade 0.11)", 2),
-          (_PLACES, 46, "max", "image", "`max`, PNM and BMP images, alone in file order "
-           "(fade 0.11; its hybrid mixes model 6)", 3),
-          (_PLACES | F_PIXELS, 47, "default", "pixels", "`default`, raw pixels (fade 0.11)", 2),
-          (_PLACES | F_PIXELS, 48, "max", "pixels", "`max`, raw pixels, alone in file order "
-           "(fade 0.11; its hybrid mixes model 6)", 3),
-          (_PLACES | F_GREEN, 49, "default", "image-green", "`default`, PNM and BMP colour "
-           "images whose colours move together (fade 0.11)", 2),
-          (_PLACES | F_GREEN, 50, "max", "image-green", "`max`, PNM and BMP colour images "
-           "whose colours move together, alone in file order (fade 0.11; its hybrid mixes "
-           "model 6)", 3),
-          (_PLACES | F_PIXELS | F_GREEN, 51, "default", "pixels-green", "`default`, raw "
-           "colour pixels that move together (fade 0.11)", 2),
-          (_PLACES | F_PIXELS | F_GREEN, 52, "max", "pixels-green", "`max`, raw colour pixels "
-           "that move together, alone in file order (fade 0.11; its hybrid mixes model 6)",
-           3))),
-    # The colour differences in the other order where a band of the image says
-    # so (fade.race.colour_choice; docs/statistics.md, "Models 86 to 91"):
-    # models 39, 42 and 82 to 85, each with F_SWAP.
-    *(Model(parts | F_SWAP, base, level, kind + "-swap",
-            use + ", the last byte's difference first (fade 0.11)",
-            "the two differences in the other order", slots_per_byte_bits=slots)
-      for parts, base, level, kind, use, slots in (
-          (F_IMAGE | F_GREEN, 39, "fast", "image-green", "`fast`, PNM and BMP colour images "
-           "whose colours move together", 2),
-          (F_IMAGE | F_PIXELS | F_GREEN, 42, "fast", "pixels-green", "`fast`, raw colour "
-           "pixels that move together", 2),
-          (_PLACES | F_GREEN | F_BLOCK, 82, "default", "image-green", "`default`, PNM and BMP "
-           "colour images whose colours move together", 2),
-          (_PLACES | F_GREEN | F_BLOCK, 83, "max", "image-green", "`max`, PNM and BMP colour "
-           "images whose colours move together, alone in file order", 3),
-          (_PLACES | F_PIXELS | F_GREEN | F_BLOCK, 84, "default", "pixels-green", "`default`, "
-           "raw colour pixels that move together", 2),
-          (_PLACES | F_PIXELS | F_GREEN | F_BLOCK, 85, "max", "pixels-green", "`max`, raw "
-           "colour pixels that move together, alone in file order", 3))),
 )
+
+
+def _extended(part: int, kind: str, adds: str, uses: tuple[tuple[int, str], ...]
+              ) -> tuple[Model, ...]:
+    """Models that add `part` to each base model numbered in `uses`, at its
+    level, for its kind with `kind` after it, with its table size."""
+    return tuple(Model(MODELS[base].parts | part, base, MODELS[base].level,
+                       MODELS[base].kind + kind, use, adds,
+                       slots_per_byte_bits=MODELS[base].slots_per_byte_bits)
+                 for base, use in uses)
+
+
+# Images with least squares per place in an 8x8 block, over a wider
+# neighbourhood: photos that were JPEGs once smaller (docs/statistics.md,
+# "Models 78 to 85"). Models 45 to 52, each with F_BLOCK, in their order.
+MODELS += _extended(F_BLOCK, "", _BLOCK_ADDS, (
+    (45, "`default`, PNM and BMP images (fade 0.11)"),
+    (46, "`max`, PNM and BMP images, alone in file order (fade 0.11; its hybrid mixes "
+         "model 6)"),
+    (47, "`default`, raw pixels (fade 0.11)"),
+    (48, "`max`, raw pixels, alone in file order (fade 0.11; its hybrid mixes model 6)"),
+    (49, "`default`, PNM and BMP colour images whose colours move together (fade 0.11)"),
+    (50, "`max`, PNM and BMP colour images whose colours move together, alone in file "
+         "order (fade 0.11; its hybrid mixes model 6)"),
+    (51, "`default`, raw colour pixels that move together (fade 0.11)"),
+    (52, "`max`, raw colour pixels that move together, alone in file order (fade 0.11; its "
+         "hybrid mixes model 6)")))
+# The colour differences in the other order where a band of the image says
+# so (fade.race.colour_choice; docs/statistics.md, "Models 86 to 91"):
+# models 39, 42 and 82 to 85, each with F_SWAP.
+MODELS += _extended(F_SWAP, "-swap", "the two differences in the other order", tuple(
+    (base, use + ", the last byte's difference first (fade 0.11)") for base, use in (
+        (39, "`fast`, PNM and BMP colour images whose colours move together"),
+        (42, "`fast`, raw colour pixels that move together"),
+        (82, "`default`, PNM and BMP colour images whose colours move together"),
+        (83, "`max`, PNM and BMP colour images whose colours move together, alone in file "
+             "order"),
+        (84, "`default`, raw colour pixels that move together"),
+        (85, "`max`, raw colour pixels that move together, alone in file order"))))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
 assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)

@@ -267,11 +267,10 @@ S_IMAGE_PHASE, S_IMAGE_STRIP = S_WORDS + 9, S_WORDS + 10
 # F_SOURCE (fade.statistics.markup): the last word (hashed) of the last text
 # whose tag gave no value, and how many words the current text has had.
 S_M_SOURCE, S_M_TEXT_WORDS = S_WORDS + 11, S_WORDS + 12
-# F_BLOCK: the block predictor's inputs for the next byte, and where its
-# sums and weights lie.
+# F_BLOCK: the block predictor's inputs for the next byte (its sums and
+# weights: by S_IMAGE_PHASE, fade.statistics.image.block_cell).
 S_BLOCK_INPUTS = S_WORDS + 13
-S_BLOCK_CELL = S_BLOCK_INPUTS + BLOCK_INPUTS
-S_FIELDS = S_BLOCK_CELL + 1
+S_FIELDS = S_BLOCK_INPUTS + BLOCK_INPUTS
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
