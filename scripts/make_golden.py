@@ -318,10 +318,21 @@ ARCHIVES = {
     "statistics-default-image-green82": (IMAGE_GREEN, dict(level="default",
                                                            method="statistics",
                                                            statistics_model=82)),
-    # The same with the differences swapped, as its band chooses: models 86 to 91.
-    "statistics-image-green-swap86": (IMAGE_GREEN, dict(level="fast", method="statistics")),
+    # The same with the differences swapped, as its band chooses: models 86 to 91
+    # (asked for by number since models 92 to 103).
+    "statistics-image-green-swap86": (IMAGE_GREEN, dict(level="fast", method="statistics",
+                                                        statistics_model=86)),
     "statistics-default-image-green-swap88": (IMAGE_GREEN, dict(level="default",
-                                                                method="statistics")),
+                                                                method="statistics",
+                                                                statistics_model=88)),
+    # The same with the differences' contexts by the differences: models 92 to
+    # 103 (94, the differences in their first order, asked for by number).
+    "statistics-image-green-swap98": (IMAGE_GREEN, dict(level="fast", method="statistics")),
+    "statistics-default-image-green-swap100": (IMAGE_GREEN, dict(level="default",
+                                                                 method="statistics")),
+    "statistics-default-image-green94": (IMAGE_GREEN, dict(level="default",
+                                                           method="statistics",
+                                                           statistics_model=94)),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

@@ -269,7 +269,8 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 77, "default77"), ("default", 78, "default-image78"), ("max", 79, "max-image79"),
     ("default", 78, "default-image16-78"), ("default", 80, "default-pixels80"),
     ("default", 82, "default-image-green82"), ("fast", 86, "image-green-swap86"),
-    ("default", 88, "default-image-green-swap88")])
+    ("default", 88, "default-image-green-swap88"), ("fast", 98, "image-green-swap98"),
+    ("default", 100, "default-image-green-swap100"), ("default", 94, "default-image-green94")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -314,7 +315,9 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     with least squares per place in an 8x8 block; those asked for by number
     since); colour images whose band pays with the differences swapped
     since models 86 to 91 (39, 82 and the colour goldens' others asked for
-    by number since); the same bytes on any CPU."""
+    by number since); colour images' differences by the differences since
+    models 92 to 103 (86 and 88 asked for by number since, and 94, the
+    differences in their first order); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)
@@ -322,14 +325,15 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     kind = race.Screen.of(original, measure=True).kind
     # (the colour goldens' band has paid with the differences swapped since
     # models 86 to 91: those before are asked for by number)
-    assert kind == (MODELS[model].kind or "text") or model in (39, 40, 41, 49, 82) and \
+    assert kind == (MODELS[model].kind or "text") or model in (39, 40, 41, 49, 82, 94) and \
         kind == MODELS[model].kind + "-swap"
     mixing = LEVELS[level].statistics
     # A model its level no longer writes for these bytes (an earlier one): asked for by number.
     older = mixing.for_kind(kind).model != model
     assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 21, 22, 23, 36, 25, 26, 28, 40,
                                  41, 30, 31, 32, 7, 8, 9, 33, 34, 35, 38, 17, 18, 57, 58, 68,
-                                 69, 65, 70, 71, 72, 74, 37, 45, 46, 47, 49, 39, 82))
+                                 69, 65, 70, 71, 72, 74, 37, 45, 46, 47, 49, 39, 82, 86,
+                                 88, 94))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

@@ -1,5 +1,5 @@
 """Images (fade.statistics.pixels, .image and .colour, models 24 to 29,
-39 to 52 and 78 to 85): the layout from a PNM or BMP header, found from exactly the
+39 to 52 and 78 to 103): the layout from a PNM or BMP header, found from exactly the
 bytes before the pixels, and the image models on real photos, decoded in
 fresh processes."""
 
@@ -13,7 +13,7 @@ import fade
 from fade import race, statistics
 from fade.config import LEVELS
 from fade.statistics.colour import from_green, to_green
-from fade.statistics.parts import F_GREEN, F_SWAP
+from fade.statistics.parts import F_CHROMA, F_GREEN, F_SWAP
 from fade.statistics.pixels import HEAD_LIMIT, Layout, image_layout, raw_layout
 
 from conftest import corpus_file, decode_in_a_fresh_process, run_fade
@@ -77,7 +77,7 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     """race.Screen finds a gray and a colour photo (and the gray one as a
     BMP) to be images, whatever share of their bytes reads as text, and
     other data not; levels fast, default and max code them with models 24,
-    78 and 79 (86, 88 and 89 where their colours pay as green and
+    78 and 79 (98, 100 and 101 where their colours pay as green and
     differences, the last byte's first: the colour photo's band says so),
     smaller than with the models for other bytes (19, 20 and 6; at the
     default and max by at least 8%), and they decode in a fresh process."""
@@ -89,9 +89,9 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     for name, photo in photos.items():
         assert race.Screen.of(photo).kind == "image", name
     archives = {}
-    for level, plain, green, other, margin in (("fast", 24, 86, 19, 1.0),
-                                               ("default", 78, 88, 20, 0.92),
-                                               ("max", 79, 89, 6, 0.92)):
+    for level, plain, green, other, margin in (("fast", 24, 98, 19, 1.0),
+                                               ("default", 78, 100, 20, 0.92),
+                                               ("max", 79, 101, 6, 0.92)):
         for name, photo in photos.items():
             archive = fade.compress(photo, level=level, method="statistics")
             # (the colour photo went through JPEG: its colours pay as green and
@@ -118,7 +118,7 @@ def test_a_colour_image_is_screened_once(monkeypatch):
         calls.clear()
         archive = fade.compress(photo, level=level)
         assert len(calls) == 1, level
-        assert fade.read_header(archive).statistics.model in (88, 89)
+        assert fade.read_header(archive).statistics.model in (100, 101)
         assert fade.decompress(archive) == photo
 
 
@@ -181,7 +181,8 @@ def test_raw_pixels_measured():
 
 def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     """Levels fast, default and max code raw pixels with models 27, 80 and
-    81, or 87, 90 and 91 (42, 84 and 85 with the differences swapped)
+    81, or 99, 102 and 103 (42, 84 and 85 with the differences swapped and
+    their contexts by the differences)
     where their colours pay as green and differences (a PNM header of the
     measured layout coded first and dropped by the decoder), smaller than
     with the models for other bytes (by 8% at the default and max), at most
@@ -193,8 +194,8 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     headed = b"P6\n451 30\n255\n" + photo
     # (its colours pay as green and differences)
     archives = {}
-    for level, model, other, margin in (("fast", 87, 19, 1.0), ("default", 90, 20, 0.92),
-                                        ("max", 91, 6, 0.92)):
+    for level, model, other, margin in (("fast", 99, 19, 1.0), ("default", 102, 20, 0.92),
+                                        ("max", 103, 6, 0.92)):
         archive = fade.compress(photo, level=level, method="statistics")
         assert fade.read_header(archive).statistics.model == model
         against = fade.compress(photo, level=level, method="statistics", statistics_model=other)
@@ -334,6 +335,39 @@ def test_block_predictor_by_the_pixels_place_in_its_block():
         assert sizes[0] < sizes[1] if data is not text else sizes[0] == sizes[1], (model, sizes)
 
 
+def test_chroma_contexts_read_the_differences_alone():
+    """Models 92 to 103 (F_CHROMA) give a colour pixel's differences
+    contexts by the differences alone (fade.statistics.chroma): in the first,
+    its W's and N's pairs of differences, and W's, N's and NW's alone; in the
+    second, the first with W's two and with N's two. They are those at a few
+    bytes of a made-up image (its bytes taken as green and differences),
+    where model 88, which those extend, hashes others."""
+    from fade.statistics.kernels import context_hash
+    from fade.statistics.parts import IMAGE
+    from fade.statistics.state import SCRATCH_HASHES
+    head = b"P6\n40 12\n255\n"
+    pixels = np.array([(x * 7 + y * 3 + x * y) % 256 for y in range(12) for x in range(120)],
+                      dtype=np.int64).reshape(12, 40, 3)
+    image = head + pixels.astype(np.uint8).tobytes()
+    for (column, row, plane) in ((37, 10, 1), (5, 3, 1), (17, 7, 2), (20, 11, 2)):
+        at = len(head) + row * 120 + column * 3 + plane
+        hashes = {model: _image_coded(image, model, at).scratch[SCRATCH_HASHES + IMAGE:]
+                  for model in (100, 88)}
+        key = (plane + 1) << 40
+        w, n, nw = pixels[row, column - 1], pixels[row - 1, column], pixels[row - 1, column - 1]
+        if plane == 1:
+            expected = {16: (key | (w[1] << 24) | (w[2] << 16) | (n[1] << 8) | n[2], 160),
+                        17: (key | (w[1] << 8) | w[2], 161), 10: (key | (n[1] << 8) | n[2], 162),
+                        8: (key | (nw[1] << 8) | nw[2], 163)}
+        else:
+            first = pixels[row, column, 1]
+            expected = {16: (key | (first << 16) | (w[1] << 8) | w[2], 164),
+                        17: (key | (first << 16) | (n[1] << 8) | n[2], 165)}
+        for k, (context, salt) in expected.items():
+            assert hashes[100][k] == context_hash(np.int64(context), salt), (column, row, k)
+            assert hashes[88][k] != hashes[100][k]
+
+
 def test_sixteen_bit_high_bytes_predicted_from_whole_samples():
     """A 16-bit gray sample's high byte is predicted by the predictions of
     the neighbours' whole samples, then their high bytes (`_neighbours`
@@ -386,9 +420,10 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
     header, a BMP's row padding, a last row cut short and the bytes after
     the image as they are; gray images and other bytes are not changed. A
     photo that went through JPEG pays so (its colours move together) and
-    gets models 39 to 44 and 82 to 85 (here 88 and 90, the differences
-    swapped: F_SWAP, the band's choice), smaller than 24 to 29 and 78 to 81;
-    the same planes moved apart do not; each decodes in a fresh process.
+    gets models 92 to 103 (here 100 and 102, the differences swapped:
+    F_SWAP, the band's choice), smaller than 24 to 29 and 78 to 81, and
+    smaller than 88 and 90, which extend without F_CHROMA; the same planes
+    moved apart do not; each decodes in a fresh process.
     Those code other bytes exactly as the models they extend (so tests/test_statistics.py
     codes those alone on them)."""
     chelsea = corpus_file("chelsea.ppm").read_bytes()
@@ -417,21 +452,23 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
     assert race.Screen.of(photo, measure=True).kind == "image-green-swap"
     assert race.Screen.of(apart, measure=True).kind == "image"
     archives = {}
-    for name, data, model, other in (("photo", photo, 88, 78), ("apart", apart, 78, 82),
-                                     ("pixels", photo[15:15 + 22 * 1353], 90, 80)):
+    for name, data, model, others in (("photo", photo, 100, (78, 88)), ("apart", apart, 78, (82,)),
+                                      ("pixels", photo[15:15 + 22 * 1353], 102, (80, 90))):
         archive = fade.compress(data, level="default", method="statistics")
         assert fade.read_header(archive).statistics.model == model, name
-        against = fade.compress(data, level="default", method="statistics",
-                                statistics_model=other)
-        assert len(archive) < len(against), name
+        for other in others:
+            against = fade.compress(data, level="default", method="statistics",
+                                    statistics_model=other)
+            assert len(archive) < len(against), (name, other)
         archives[name] = (archive, data)
     decode_in_a_fresh_process(tmp_path, archives)
     text = corpus_file("alice29.txt").read_bytes()[:5000]
     config = LEVELS["default"].statistics.sized(len(text))
     for model, plain in (*((m, m - 15) for m in range(39, 45)),
                          *((m, m - 4) for m in (*range(49, 53), *range(82, 86))),
-                         *zip(range(86, 92), (39, 42, 82, 83, 84, 85))):
+                         *zip(range(86, 92), (39, 42, 82, 83, 84, 85)),
+                         *zip(range(92, 104), (39, 42, *range(82, 92)))):
         assert statistics.MODELS[model].parts == statistics.MODELS[plain].parts | (
-            F_SWAP if model >= 86 else F_GREEN)
+            F_CHROMA if model >= 92 else F_SWAP if model >= 86 else F_GREEN)
         assert statistics.encode_file(text, dataclasses.replace(config, model=model)) == \
             statistics.encode_file(text, dataclasses.replace(config, model=plain)), model

@@ -4,6 +4,7 @@ the same archive every time, and clean errors for damaged streams."""
 
 import dataclasses
 import platform
+import re
 import struct
 import subprocess
 import sys
@@ -474,6 +475,11 @@ def test_the_model_table_drives_limits_levels_listings_and_docs():
         assert level_of(header) == f"{entry.level}/statistics"
     assert level_of(StatisticsHeader(10, 0, StatisticsConfig(model=len(MODELS)))) == \
         f"statistics model {len(MODELS)}"
+    for number, entry in enumerate(MODELS):  # "model N since": a later one for its bytes
+        for since in re.findall(r"model (\d+) since", entry.use):
+            successor = MODELS[int(since)]
+            assert not entry.current and number < int(since)
+            assert (successor.level, successor.kind) == (entry.level, entry.kind)
     docs = (Path(__file__).resolve().parent.parent / "docs" / "statistics.md").read_text()
     assert markdown_table() in docs
 

@@ -32,7 +32,8 @@ JPEG-LS's image models read (`image_contexts`):
 - with F_BLOCK (models 78 to 85), the long-memory linear predictor one per
   plane and place in an 8x8 block over a wider neighbourhood (a JPEG's
   block is a few smooth cosines), a context of its prediction, and a colour
-  pixel's first plane predicted as gray's (`_block_prediction`).
+  pixel's first plane predicted as gray's (`_block_prediction`); with
+  F_CHROMA, a colour's differences by the differences (fade.statistics.chroma).
 
 Outside the pixels (a header, a palette, bytes after) the contexts are
 orders 1 to 4 and two sparse ones. The layout (fade.statistics.pixels)
@@ -45,17 +46,16 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from fade.statistics.chroma import chroma_contexts
 from fade.statistics.kernels import INLINE, JIT, STRETCH, context_hash
-from fade.statistics.parts import F_BLOCK, IMAGE, IMAGE_CONTEXTS
-from fade.statistics.state import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SHIFT, BLOCK_SIZE,
-                                   IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS, IMAGE_RING_MASK,
-                                   IMAGE_STEPS, IMAGE_STRIP, IMAGE_STRIPS, OLS_INPUTS,
-                                   OLS_SHIFTS, OLS_SIZE, S_BASE, S_HISTORY, S_IMAGE_APM,
-                                   S_IMAGE_END, S_IMAGE_PHASE, S_IMAGE_PIXEL, S_IMAGE_PLANE,
-                                   S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS, S_IMAGE_ROW,
-                                   S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE,
-                                   S_IMAGE_STRIP, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES,
-                                   S_BLOCK_INPUTS)
+from fade.statistics.parts import F_BLOCK, F_CHROMA, IMAGE, IMAGE_CONTEXTS
+from fade.statistics.state import (
+    BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SHIFT, BLOCK_SIZE, IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS,
+    IMAGE_RING_MASK, IMAGE_STEPS, IMAGE_STRIP, IMAGE_STRIPS, OLS_INPUTS, OLS_SHIFTS, OLS_SIZE,
+    S_BASE, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PHASE, S_IMAGE_PIXEL, S_IMAGE_PLANE,
+    S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
+    S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES,
+    S_BLOCK_INPUTS)
 
 VIEW = 4096  # how far a 16-bit low byte's view of a neighbour may pass a byte's range
 WHOLE = -2  # _px's view of a neighbour for a 16-bit high byte: its whole sample
@@ -326,6 +326,9 @@ def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
         scratch[h + 16] = context_hash(key | (last << 8) | last2, 146)
         scratch[h + 17] = context_hash(key | (((w + n + 4) >> 3) << 8) | ((last >> 4) << 4) |
                                        (last2 >> 4), 147)
+    if parts & F_CHROMA and pixel == 3 and plane > 0:
+        chroma_contexts(scratch, buffer, here, plane, stride, up, left, key, w, n, nw, last,
+                        last2, w1, n1)
     streams[s, S_IMAGE_PREDICTED] = moved_w if plane > 0 and upper < 0 else gradient
     streams[s, S_IMAGE_SET] = min(plane, 3) * 8 + level
     shape = ((abs(w - nw) > 3) << 8) | ((abs(nw - n) > 3) << 7) | ((abs(n - ne) > 3) << 6)

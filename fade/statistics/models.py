@@ -27,7 +27,7 @@ from fade.statistics.parts import (
     F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
     F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
     F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, part_names)
+    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, part_names)
 
 
 @dataclass(frozen=True)
@@ -280,11 +280,12 @@ MODELS: tuple[Model, ...] = (
     # green and differences, a sharp one 0.4-1.4% larger: the encoder codes a band
     # of rows both ways at the default to choose (docs/statistics.md, "Models 39 to 44").
     Model(F_IMAGE | F_GREEN, 24, "fast", "image-green",
-          "`fast`, PNM and BMP colour images whose colours move together (fade 0.11)",
+          "`fast`, PNM and BMP colour images whose colours move together (a development "
+          "build of fade 0.11; model 92 since)",
           "each pixel coded as its green, then its red and its blue less the green (modulo "
           "256, plus 128; fade.statistics.colour), chosen where a band of rows from the "
           "middle of the image, coded both ways with the default's image models (25 and 40; "
-          "45 and 49 since), is 1.5% smaller so"),
+          "45 and 49 since), is 1.5% smaller so", current=False),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_GREEN, 25, "default", "image-green",
           "`default`, PNM and BMP colour images whose colours move together (a development "
           "build of fade 0.11)", "the colours of model 39", current=False),
@@ -293,8 +294,8 @@ MODELS: tuple[Model, ...] = (
           "order (a development build of fade 0.11; its hybrid mixes model 6)",
           "the colours of model 39", slots_per_byte_bits=3, current=False),
     Model(F_IMAGE | F_PIXELS | F_GREEN, 27, "fast", "pixels-green",
-          "`fast`, raw colour pixels that move together (fade 0.11)",
-          "the colours of model 39"),
+          "`fast`, raw colour pixels that move together (a development build of fade 0.11; "
+          "model 93 since)", "the colours of model 39", current=False),
     Model(F_LAYERS | F_APM3 | F_RATE | F_IMAGE | F_PIXELS | F_GREEN, 28, "default",
           "pixels-green", "`default`, raw colour pixels that move together (a development "
           "build of fade 0.11)", "the colours of model 39", current=False),
@@ -481,13 +482,15 @@ MODELS: tuple[Model, ...] = (
 )
 
 
-def _extended(part: int, kind: str, adds: str, uses: tuple[tuple[int, str], ...]
-              ) -> tuple[Model, ...]:
+def _extended(part: int, kind: str, adds: str, uses: tuple[tuple[int, str], ...],
+              retired: tuple[int, ...] = ()) -> tuple[Model, ...]:
     """Models that add `part` to each base model numbered in `uses`, at its
-    level, for its kind with `kind` after it, with its table size."""
+    level, for its kind with `kind` after it, with its table size; those
+    whose base is in `retired` no longer written (current False)."""
     return tuple(Model(MODELS[base].parts | part, base, MODELS[base].level,
                        MODELS[base].kind + kind, use, adds,
-                       slots_per_byte_bits=MODELS[base].slots_per_byte_bits)
+                       slots_per_byte_bits=MODELS[base].slots_per_byte_bits,
+                       current=base not in retired)
                  for base, use in uses)
 
 
@@ -500,25 +503,40 @@ MODELS += _extended(F_BLOCK, "", _BLOCK_ADDS, (
          "model 6)"),
     (47, "`default`, raw pixels (fade 0.11)"),
     (48, "`max`, raw pixels, alone in file order (fade 0.11; its hybrid mixes model 6)"),
-    (49, "`default`, PNM and BMP colour images whose colours move together (fade 0.11)"),
+    (49, "`default`, PNM and BMP colour images whose colours move together (a development "
+         "build of fade 0.11; model 94 since)"),
     (50, "`max`, PNM and BMP colour images whose colours move together, alone in file "
-         "order (fade 0.11; its hybrid mixes model 6)"),
-    (51, "`default`, raw colour pixels that move together (fade 0.11)"),
-    (52, "`max`, raw colour pixels that move together, alone in file order (fade 0.11; its "
-         "hybrid mixes model 6)")))
+         "order (a development build of fade 0.11, whose hybrid mixed model 6; model 95 "
+         "since)"),
+    (51, "`default`, raw colour pixels that move together (a development build of fade 0.11; "
+         "model 96 since)"),
+    (52, "`max`, raw colour pixels that move together, alone in file order (a development "
+         "build of fade 0.11, whose hybrid mixed model 6; model 97 since)")),
+    retired=(49, 50, 51, 52))
 # The colour differences in the other order where a band of the image says
 # so (fade.race.colour_choice; docs/statistics.md, "Models 86 to 91"):
 # models 39, 42 and 82 to 85, each with F_SWAP.
+_COLOURS = ((39, "`fast`, PNM and BMP colour images whose colours move together"),
+            (42, "`fast`, raw colour pixels that move together"),
+            (82, "`default`, PNM and BMP colour images whose colours move together"),
+            (83, "`max`, PNM and BMP colour images whose colours move together, alone in file "
+                 "order"),
+            (84, "`default`, raw colour pixels that move together"),
+            (85, "`max`, raw colour pixels that move together, alone in file order"))
 MODELS += _extended(F_SWAP, "-swap", "the two differences in the other order", tuple(
-    (base, use + ", the last byte's difference first (fade 0.11)") for base, use in (
-        (39, "`fast`, PNM and BMP colour images whose colours move together"),
-        (42, "`fast`, raw colour pixels that move together"),
-        (82, "`default`, PNM and BMP colour images whose colours move together"),
-        (83, "`max`, PNM and BMP colour images whose colours move together, alone in file "
-             "order"),
-        (84, "`default`, raw colour pixels that move together"),
-        (85, "`max`, raw colour pixels that move together, alone in file order"))))
+    (base, use + f", the last byte's difference first (a development build of fade 0.11; "
+     f"model {98 + k} since)") for k, (base, use) in enumerate(_COLOURS)),
+    retired=tuple(base for base, _ in _COLOURS))
+# A colour's two differences by the differences at the pixel and its
+# neighbours alone (fade.statistics.chroma; docs/statistics.md, "Models 92 to
+# 103"): models 39, 42 and 82 to 91, each with F_CHROMA.
+MODELS += _extended(F_CHROMA, "", "the differences' contexts by the differences alone", (
+    *((base, use + " (fade 0.11)") for base, use in _COLOURS),
+    *((86 + k, use + ", the last byte's difference first (fade 0.11)")
+      for k, (_, use) in enumerate(_COLOURS))))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
+# F_CHROMA's contexts read F_GREEN's differences.
+assert all(parts & F_GREEN for parts in MODEL_PARTS if parts & F_CHROMA)
 # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
 assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)
 # F_MARKUP keeps its fields in F_TABLE's (fade.statistics.markup).

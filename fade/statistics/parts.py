@@ -214,6 +214,11 @@ F_BLOCK = 1 << 41
 # SWAP (with GREEN): the two differences in the other order, the pixel's last
 # byte's first (blue's in RGB, red's in BMP's BGR; fade.statistics.colour).
 F_SWAP = 1 << 42
+# CHROMA (with GREEN): in a pixel's two differences, image contexts 16 and 17
+# (and 10 in the first) by the differences at the pixel and its neighbours
+# instead: a JPEG's colours are smooth, and its two differences move together
+# (fade.statistics.chroma).
+F_CHROMA = 1 << 43
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -230,7 +235,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS",
               F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL",
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
-              F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP"}
+              F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
