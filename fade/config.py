@@ -222,7 +222,8 @@ class StatisticsConfig:
     weight sets; 78 to 85 are 45 to 52 with least squares per place in an
     8x8 block (where a JPEG's blocks were) over a wider neighbourhood; 86
     to 91 are 39, 42 and 82 to 85 with the two colour differences in the
-    other order."""
+    other order; 92 to 103 are 39, 42 and 82 to 91 with the differences'
+    contexts made of the differences alone."""
 
     table_bits: int = 22
     match_bits: int = 22
