@@ -19,8 +19,10 @@ the green model where that is at least GREEN_GAIN smaller; then codes it
 green with the two differences swapped (F_SWAP: the pixel's last byte's
 first), and takes that where it is SWAP_GAIN of the green band or less
 (in photos that went through JPEG, the difference that carries more said
-first helps the other: models 86 to 91). The archive records the choice
-as the model's number; `to_green` and `from_green` change and restore the pixels
+first helps the other: models 86 to 91, and since 98 to 103, which add
+the differences' contexts of fade.statistics.chroma as 92 to 97 do to the
+first order). The archive records the choice as the
+model's number; `to_green` and `from_green` change and restore the pixels
 of a 3-byte-a-pixel image whose layout its header (or F_PIXELS's made
 header) gives; other bytes, and the header, stay as they are.
 """
