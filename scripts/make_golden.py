@@ -188,8 +188,10 @@ ARCHIVES = {
     # Max's text with the line-length context: model 65.
     "statistics-max65": (TEXT, dict(level="max", method="statistics", statistics_model=65)),
     # With the letter that last followed the word so far (model 65 asked for by
-    # number since): model 73.
-    "statistics-max73": (TEXT, dict(level="max", method="statistics")),
+    # number since): model 73 (asked for by number since model 104).
+    "statistics-max73": (TEXT, dict(level="max", method="statistics", statistics_model=73)),
+    # With a second final mixer, by the text around the bit: model 104.
+    "statistics-max104": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
     "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),
@@ -243,8 +245,12 @@ ARCHIVES = {
     # (model 74 asked for by number since): model 76.
     "statistics-max-markup76": (MARKUP, dict(level="max", method="statistics")),
     # The default's text with the recalled letter, the line's length, the indirect
-    # contexts and lazy weight sets (model 37 asked for by number since): model 77.
-    "statistics-default77": (TEXT, dict(level="default", method="statistics")),
+    # contexts and lazy weight sets (model 37 asked for by number since): model 77
+    # (asked for by number since model 105).
+    "statistics-default77": (TEXT, dict(level="default", method="statistics",
+                                        statistics_model=77)),
+    # With a second final mixer, by the text around the bit: model 105.
+    "statistics-default105": (TEXT, dict(level="default", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

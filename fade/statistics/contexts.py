@@ -29,6 +29,16 @@ def byte_kind(c):
 
 
 @nb.njit(**INLINE)
+def final2_row(streams, s, bucket, bitpos):
+    """F_FINAL2's row of weights: the match's length bucket (0-3), the kinds
+    of the last two bytes, the word's length so far (up to 3) and the bit's
+    position (FINAL2_ROWS rows)."""
+    history = streams[s, S_HISTORY]
+    row = (bucket * 4 + byte_kind(history & 255)) * 4 + min(streams[s, S_WORDLEN], 3)
+    return (row * 4 + byte_kind((history >> 8) & 255)) * 8 + bitpos
+
+
+@nb.njit(**INLINE)
 def general_contexts(scratch, streams, buffer, followers, s, parts, keyed):
     """Hash stream s's general contexts for its next byte into the scratch:
     orders 1-4 and 6 and the word; keyed by the stream if `keyed`; and those

@@ -33,7 +33,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from fade.statistics.state import APM_KNOTS, INPUTS, NODES
+from fade.statistics.state import APM_KNOTS, INPUTS, NODES, SCRATCH_DOTS
 
 _PACKAGE = Path(__file__).parent
 _STAMP = "fade-statistics.stamp"
@@ -252,3 +252,26 @@ def learn(weights, inputs, n, weight_set, p, bit, rate, skip):
     w = weight_set * INPUTS
     for j in range(n):
         weights[w + j] += (inputs[j] * error) >> 16
+
+
+@nb.njit(**INLINE)
+def final_mix(final, scratch, at, sets):
+    """A final mixer's stretched output, clipped: the weight sets' outputs
+    (scratch[SCRATCH_DOTS:]) weighed by its weights at final[scratch[at]:];
+    its probability kept at scratch[at + 1] for its step."""
+    row = scratch[at]
+    mixed = np.int64(0)
+    for k in range(sets):
+        mixed += scratch[SCRATCH_DOTS + k] * final[row + k]
+    mixed = max(min(mixed >> 16, 2047), -2047)
+    scratch[at + 1] = squash(mixed)
+    return mixed
+
+
+@nb.njit(**INLINE)
+def final_learn(final, scratch, at, sets, bit, rate):
+    """final_mix's mixer at `at` learns the bit, against its own output."""
+    row = scratch[at]
+    error = (((bit << 16) - scratch[at + 1]) >> 4) * rate
+    for k in range(sets):
+        final[row + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16

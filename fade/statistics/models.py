@@ -22,12 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fade.statistics.parts import (
-    F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9,
-    F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE, F_RECORD,
-    F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE, F_TRIGRAM,
-    F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES, F_WORDS,
-    F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, part_names)
+    F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9, F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE,
+    F_RECORD, F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE,
+    F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
+    F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
+    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, part_names)
 
 
 @dataclass(frozen=True)
@@ -450,7 +449,8 @@ MODELS: tuple[Model, ...] = (
           "with the last byte's case and the word's length", slots_per_byte_bits=3,
           current=False),
     Model(_M3 | F_SETS4 | F_STRIDE | F_STATES | F_WORDS | F_SSE | F_LINES | F_RECALL, 65, "max",
-          "text", "`max`, text (fade 0.11)", "model 72's recalled letter", slots_per_byte_bits=4),
+          "text", "`max`, text (a development build of fade 0.11; model 104 since)",
+          "model 72's recalled letter", slots_per_byte_bits=4, current=False),
     Model((_M3 | F_SETS4 | F_TABLE | F_MARKUP | F_WORDS | F_SSE | F_LENGTH | F_FIELD_ORDERS
            | F_FIELD_ORDER1 | F_RECALL) & ~(F_TRIGRAM | F_SKIPGRAM | F_SPARSE2 | F_RECORD), 71,
           "max", "markup", "`max`, markup: XML, HTML (a development build of fade 0.11; "
@@ -476,9 +476,10 @@ MODELS: tuple[Model, ...] = (
     # The default's text with max's recalled letter, line length and indirect
     # contexts, and lazy weight sets (docs/statistics.md, "Model 77").
     Model(_M1 | F_STATES | F_WORDS | F_SSE | F_LAZY | F_RECALL | F_LINES | F_INDIRECT, 37,
-          "default", "text", "`default`, text (fade 0.11)",
-          "the recalled letter, the line's length against the line above's, the two "
-          "indirect contexts; weight sets that skip their tiny errors", slots_per_byte_bits=3),
+          "default", "text", "`default`, text (a development build of fade 0.11; model 105 "
+          "since)", "the recalled letter, the line's length against the line above's, the two "
+          "indirect contexts; weight sets that skip their tiny errors", slots_per_byte_bits=3,
+          current=False),
 )
 
 
@@ -534,20 +535,13 @@ MODELS += _extended(F_CHROMA, "", "the differences' contexts by the differences 
     *((base, use + " (fade 0.11)") for base, use in _COLOURS),
     *((86 + k, use + ", the last byte's difference first (fade 0.11)")
       for k, (_, use) in enumerate(_COLOURS))))
+# Max's and the default's text with a second final mixer, by the text around
+# the bit (docs/statistics.md, "Models 104 and 105"): models 73 and 77 with F_FINAL2.
+MODELS += _extended(F_FINAL2, "", "a second final mixer over the same weight sets, its weights "
+                    "by the match's length, the kinds of the last two bytes, the word's length "
+                    "and the bit's position; the two final mixers' outputs averaged", (
+                        (73, "`max`, text (fade 0.11)"), (77, "`default`, text (fade 0.11)")))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
-# F_CHROMA's contexts read F_GREEN's differences.
-assert all(parts & F_GREEN for parts in MODEL_PARTS if parts & F_CHROMA)
-# F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
-assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)
-# F_MARKUP keeps its fields in F_TABLE's (fade.statistics.markup).
-assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & (F_MARKUP | F_LOG))
-# F_X86MORE keeps its bytes seen after F_RECORD's in Tables.recent, where
-# F_MARKUP keeps its fields (fade.statistics.state).
-assert all(parts & F_X86 and not parts & F_MARKUP for parts in MODEL_PARTS if parts & F_X86MORE)
-assert all(parts & F_MARKUP for parts in MODEL_PARTS if parts & F_FIELD_ORDERS)
-assert all(parts & F_FIELD_ORDERS for parts in MODEL_PARTS if parts & F_FIELD_ORDER1)
-# F_RECALL keeps its letters after F_WORDS' followers (fade.statistics.state).
-assert all(parts & F_WORDS for parts in MODEL_PARTS if parts & F_RECALL)
 
 
 def level_model(level: str, kind: str) -> int | None:

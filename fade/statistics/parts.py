@@ -219,6 +219,11 @@ F_SWAP = 1 << 42
 # instead: a JPEG's colours are smooth, and its two differences move together
 # (fade.statistics.chroma).
 F_CHROMA = 1 << 43
+# FINAL2 (with LAYERS): a second final mixer over the same weight sets' outputs,
+# its weights chosen by the match's length bucket, the kinds of the last two
+# bytes, the word's length so far and the bit's position (FINAL2_ROWS rows;
+# contexts.final2_row), its output and the first's averaged.
+F_FINAL2 = 1 << 44
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -235,7 +240,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_X86MORE: "F_X86MORE", F_FIELD_ORDERS: "F_FIELD_ORDERS",
               F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL",
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
-              F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA"}
+              F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
+              F_FINAL2: "F_FINAL2"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

@@ -21,16 +21,17 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.coder import code_bit, code_check
-from fade.statistics.contexts import byte_kind, general_contexts, note_byte, note_followers
-from fade.statistics.kernels import (ALLOCATING, COUNTER_LIMIT, INLINE, JIT, LAZY_ERROR,
-                                     RECIPROCAL, STATE_LIMIT, STRETCH, adapt, apm_read,
-                                     context_hash, find_slot, learn, network_bits, squash,
-                                     two_dots)
+from fade.statistics.contexts import (byte_kind, final2_row, general_contexts, note_byte,
+                                      note_followers)
+from fade.statistics.kernels import (
+    ALLOCATING, COUNTER_LIMIT, INLINE, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
+    apm_read, context_hash, final_learn, final_mix, find_slot, learn, network_bits, squash,
+    two_dots)
 from fade.statistics.histories import NEXT
-from fade.statistics.parts import F_APM3, F_INDIRECT, F_LAYERS, F_RATE, F_RECORD, F_RUNS
-from fade.statistics.parts import (F_DNA, F_IMAGE, F_LAZY, F_LINES, F_LOG, F_MARKUP, F_RECALL,
-                                   F_RECORDS, F_SETS, F_SETS4, F_SOURCE, F_SSE, F_STATES, F_TABLE,
-                                   F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
+from fade.statistics.parts import (
+    F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
+    F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SOURCE, F_SSE, F_STATES,
+    F_TABLE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -46,12 +47,12 @@ from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
     IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT,
     P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS,
-    P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH,
-    S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PIXEL,
-    S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START,
-    S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN, S_MATCH_PTR,
-    S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES, SCRATCH_NODE,
-    SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
+    FINAL2_AT, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS,
+    S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
+    S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
+    S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN,
+    S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES,
+    SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -265,13 +266,11 @@ def predict(tables, s, c0, bitpos, network):
                     _note_sets(scratch, 12, set9, set10, inputs, weights, n, 8)
         scratch[SCRATCH_DOTS] = dot1
         scratch[SCRATCH_DOTS + 1] = dot2
-        f = c0 * parameters[P_SETS]
-        mixed = 0
-        for k in range(parameters[P_SETS]):
-            mixed += scratch[SCRATCH_DOTS + k] * final[f + k]
-        mixed = max(min(mixed >> 16, 2047), -2047)
-        scratch[16] = f
-        scratch[17] = squash(mixed)
+        scratch[16] = c0 * parameters[P_SETS]
+        mixed = final_mix(final, scratch, 16, parameters[P_SETS])
+        if parts & F_FINAL2:  # and a second final mixer, by the text around the bit
+            scratch[FINAL2_AT] = (256 + final2_row(streams, s, bucket, bitpos)) * parameters[P_SETS]
+            mixed = (mixed + final_mix(final, scratch, FINAL2_AT, parameters[P_SETS])) >> 1
     else:
         mixed = (dot1 + dot2) >> 1
     p0 = np.int64(squash(mixed))
@@ -365,10 +364,9 @@ def update(tables, s, c0, bitpos, bit, node):
     if parts & F_LAYERS:
         for k in range(2):  # the two further sets, each on its own output's error
             learn(weights, inputs, used, scratch[8 + k], scratch[10 + k], bit, rate, skip)
-        error = (((bit << 16) - scratch[17]) >> 4) * parameters[P_RATE]
-        f = scratch[16]
-        for k in range(parameters[P_SETS]):
-            final[f + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
+        final_learn(final, scratch, 16, parameters[P_SETS], bit, parameters[P_RATE])
+        if parts & F_FINAL2:
+            final_learn(final, scratch, FINAL2_AT, parameters[P_SETS], bit, parameters[P_RATE])
         if parts & F_SETS:
             for k in range(2):
                 learn(weights, inputs, used, scratch[20 + k], scratch[22 + k], bit, rate, skip)

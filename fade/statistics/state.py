@@ -17,8 +17,8 @@ import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_BLOCK, F_DNA,
-                                   F_IMAGE, F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD, F_RUNS,
-                                   F_SETS, F_SETS4, F_TABLE, F_RECORDS, F_SSE, F_WORDS,
+                                   F_FINAL2, F_IMAGE, F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD,
+                                   F_RUNS, F_SETS, F_SETS4, F_TABLE, F_RECORDS, F_SSE, F_WORDS,
                                    F_WORDSET, F_X86, F_X86MORE, IMAGE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
@@ -55,6 +55,9 @@ SETS = 4  # weight sets under the final mixer with F_LAYERS
 SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
 SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
 SETS4 = 10  # with F_SETS4: by the kinds of the last four bytes, by order 3 (hashed)
+# F_FINAL2's rows: the match's length bucket (4), the kinds of the last two
+# bytes (4 each), the word's length so far (up to 3) and the bit's position
+FINAL2_ROWS = 4 * 4 * 4 * 4 * 8
 KIND_SETS = 256 * 8  # F_SETS4: four bytes' kinds (letter, digit, space, other) x bit position
 SET10 = 8192  # F_SETS4: order 3, hashed
 WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
@@ -127,10 +130,12 @@ assert IMAGE_PHASE_SETS <= SET5 and 4 * IMAGE_STRIPS <= SET6
 
 # Scratch: the current bit's mixer state (0-7; 8-11 and 16-18 with F_LAYERS, 20-23 with
 # F_SETS, 26-29 with F_WORDSET, 12-15 with F_SETS4; 19, 24, 25 and 30 with F_SSE;
-# the sets' outputs under the final mixer from SCRATCH_DOTS, up to 10), then
+# the sets' outputs under the final mixer from SCRATCH_DOTS, up to 10, and
+# F_FINAL2's two at FINAL2_AT), then
 # each context's hash while its slot is found.
 SCRATCH_NODE = 6  # the node of the current bit in each context's slot
 SCRATCH_DOTS = 32
+FINAL2_AT = SCRATCH_DOTS + 10  # F_FINAL2's row and probability (after the sets' outputs)
 SCRATCH_HASHES = 48
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 SLOT_BYTES = 4 * NODES  # 64: one cache line
@@ -366,7 +371,9 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # F_APM3's APM, then F_SSE's.
         ("apm3", (((1 << APM3_BITS) * (1 + (SSE_APMS if parts & F_SSE else 0))
                    if parts & F_APM3 else 1) * APM_KNOTS,), np.int64),
-        ("final", (256 * final_sets(parts),), np.int64),  # the final mixer's weights, by c0
+        # the final mixer's weights, by c0; F_FINAL2's second, by its rows, after them
+        ("final", ((256 + (FINAL2_ROWS if parts & F_FINAL2 else 0)) * final_sets(parts),),
+         np.int64),
         # F_INDIRECT: the two bytes that followed each byte, and each byte pair, last.
         # F_WORDS: then, by a word's low 16 bits, the word that followed it last.
         # F_RECALL (with F_WORDS): then RECALL's letters.
