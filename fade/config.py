@@ -223,7 +223,8 @@ class StatisticsConfig:
     8x8 block (where a JPEG's blocks were) over a wider neighbourhood; 86
     to 91 are 39, 42 and 82 to 85 with the two colour differences in the
     other order; 92 to 103 are 39, 42 and 82 to 91 with the differences'
-    contexts made of the differences alone."""
+    contexts made of the differences alone; 104 and 105, max's and the
+    default's for text, are 73 and 77 with a second final mixer."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -324,20 +325,21 @@ LEVELS: dict[str, Level] = {
     # statistics, with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22,
                                    model=level_model("fast", "text")), None),
-    # Statistics alone in file order, model 77 (for_kind: another for tables,
+    # Statistics alone in file order, model 105 (for_kind: another for tables,
     # nucleotides, x86 code, other bytes), or the size floor where smaller:
     # archives that decode with fade alone on any CPU, at the statistics'
     # speed. Asked for a network
-    # (--preset, --method fade, --floats), the default network and model 77
+    # (--preset, --method fade, --floats), the default network and model 105
     # mixed bit by bit (fade 0.10's default hybrid, with model 1).
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 73 for text
+    # The best ratio: the default network with statistics model 104 for text
     # (model 6 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts and two
-    # more weight sets, in tables of up to 1 GiB; 73 adds bit-history states,
-    # word, line-length and recalled-letter contexts and three more APMs),
+    # more weight sets, in tables of up to 1 GiB; 104 adds bit-history states,
+    # word, line-length and recalled-letter contexts, three more APMs and a
+    # second final mixer),
     # mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),
