@@ -295,6 +295,15 @@ def test_weight_sets_by_the_pixels_place():
         assert sizes[0] < sizes[1], (model, sizes)
 
 
+def _made_colour_image():
+    """A made-up 40x12 colour PPM: its header, its pixels (rows, columns,
+    planes) and its bytes."""
+    head = b"P6\n40 12\n255\n"
+    pixels = np.array([(x * 7 + y * 3 + x * y) % 256 for y in range(12) for x in range(120)],
+                      dtype=np.int64).reshape(12, 40, 3)
+    return head, pixels, head + pixels.astype(np.uint8).tobytes()
+
+
 def test_block_predictor_by_the_pixels_place_in_its_block():
     """Models 78 to 85 (F_BLOCK) predict a pixel byte by least squares per
     plane and place in an 8x8 block (where a JPEG's blocks were), over
@@ -307,10 +316,7 @@ def test_block_predictor_by_the_pixels_place_in_its_block():
     from fade.statistics.state import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SIZE, OLS_SHIFTS,
                                        OLS_SIZE, S_BLOCK_INPUTS, S_IMAGE_PHASE)
     from fade.statistics.image import block_cell
-    head = b"P6\n40 12\n255\n"
-    pixels = np.array([(x * 7 + y * 3 + x * y) % 256 for y in range(12) for x in range(120)],
-                      dtype=np.int64).reshape(12, 40, 3)
-    image = head + pixels.astype(np.uint8).tobytes()
+    head, pixels, image = _made_colour_image()
     for (column, row, plane) in ((37, 10, 1), (0, 0, 0), (17, 7, 2), (2, 1, 0)):
         streams = _image_coded(image, 78, len(head) + row * 120 + column * 3 + plane).streams[0]
         w = pixels[row, column - 1, plane] if column else (
@@ -345,10 +351,7 @@ def test_chroma_contexts_read_the_differences_alone():
     from fade.statistics.kernels import context_hash
     from fade.statistics.parts import IMAGE
     from fade.statistics.state import SCRATCH_HASHES
-    head = b"P6\n40 12\n255\n"
-    pixels = np.array([(x * 7 + y * 3 + x * y) % 256 for y in range(12) for x in range(120)],
-                      dtype=np.int64).reshape(12, 40, 3)
-    image = head + pixels.astype(np.uint8).tobytes()
+    head, pixels, image = _made_colour_image()
     for (column, row, plane) in ((37, 10, 1), (5, 3, 1), (17, 7, 2), (20, 11, 2)):
         at = len(head) + row * 120 + column * 3 + plane
         hashes = {model: _image_coded(image, model, at).scratch[SCRATCH_HASHES + IMAGE:]

@@ -47,8 +47,8 @@ from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
     IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT,
     P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS,
-    FINAL2_AT, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS,
-    S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
+    FINAL2_AT, FINAL_ROWS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY,
+    S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
     S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
     S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN,
     S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES,
@@ -269,7 +269,8 @@ def predict(tables, s, c0, bitpos, network):
         scratch[16] = c0 * parameters[P_SETS]
         mixed = final_mix(final, scratch, 16, parameters[P_SETS])
         if parts & F_FINAL2:  # and a second final mixer, by the text around the bit
-            scratch[FINAL2_AT] = (256 + final2_row(streams, s, bucket, bitpos)) * parameters[P_SETS]
+            scratch[FINAL2_AT] = (FINAL_ROWS + final2_row(streams, s, bucket, bitpos)) * \
+                parameters[P_SETS]
             mixed = (mixed + final_mix(final, scratch, FINAL2_AT, parameters[P_SETS])) >> 1
     else:
         mixed = (dot1 + dot2) >> 1

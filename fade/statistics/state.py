@@ -55,8 +55,9 @@ SETS = 4  # weight sets under the final mixer with F_LAYERS
 SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
 SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
 SETS4 = 10  # with F_SETS4: by the kinds of the last four bytes, by order 3 (hashed)
-# F_FINAL2's rows: the match's length bucket (4), the kinds of the last two
-# bytes (4 each), the word's length so far (up to 3) and the bit's position
+FINAL_ROWS = 256  # the final mixer's rows of weights: by c0
+# F_FINAL2's, after them: the match's length bucket (4), the kinds of the
+# last two bytes (4 each), the word's length so far (up to 3) and the bit's position
 FINAL2_ROWS = 4 * 4 * 4 * 4 * 8
 KIND_SETS = 256 * 8  # F_SETS4: four bytes' kinds (letter, digit, space, other) x bit position
 SET10 = 8192  # F_SETS4: order 3, hashed
@@ -372,7 +373,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("apm3", (((1 << APM3_BITS) * (1 + (SSE_APMS if parts & F_SSE else 0))
                    if parts & F_APM3 else 1) * APM_KNOTS,), np.int64),
         # the final mixer's weights, by c0; F_FINAL2's second, by its rows, after them
-        ("final", ((256 + (FINAL2_ROWS if parts & F_FINAL2 else 0)) * final_sets(parts),),
+        ("final", ((FINAL_ROWS + (FINAL2_ROWS if parts & F_FINAL2 else 0)) * final_sets(parts),),
          np.int64),
         # F_INDIRECT: the two bytes that followed each byte, and each byte pair, last.
         # F_WORDS: then, by a word's low 16 bits, the word that followed it last.
