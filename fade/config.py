@@ -244,18 +244,16 @@ class StatisticsConfig:
         "table", "markup", "log", "dna", "x86", "audio", "image", "pixels", each of
         those two with "-green" or "-green-swap", or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
-        (fade.statistics.models.for_kind): levels fast and default (text
-        models 0 and 77) code bytes that are not text with models 19 and
-        20, which add the contexts that pay on machine code, records and
-        images and cost text speed (docs/statistics.md, "Models 4 to 6"),
-        delimited tables with models 59 and 60 (level max, model 6 for any
-        bytes, with 61), which add field contexts, nucleotides with 10 and 11 (6 with 12), x86 code with 16 and 66
-        (6 with 67), 16- and 24-bit PCM audio with 53 and 54 (6 with 55), PNM
-        and BMP images with 24 and 78 (6 with 79) and raw pixels with 27
-        and 80 (6 with 81), or 39 and 82 (83), 42 and 84 (85) where their
-        colours pay as green and differences (86 and 88 (89), 87 and 90
-        (91) where in the other order), markup (XML, HTML) with 56 and 75 (6 with
-        76) and log lines with 62 and 63 (6 with 64)."""
+        (fade.statistics.models.for_kind; the table in docs/statistics.md, "The
+        models"). Levels fast, default and max code text with models 0, 105 and
+        104, and bytes of no other kind with 19, 20 and 106, which add the
+        contexts that pay on machine code, records and images and cost text
+        speed (docs/statistics.md, "Models 4 to 6" and "Model 106"); delimited
+        tables with 59, 60 and 61, nucleotides with 10, 11 and 12, x86 code
+        with 16, 66 and 67, 16- and 24-bit PCM audio with 53, 54 and 55, PNM
+        and BMP images with 24, 78 and 79 and raw pixels with 27, 80 and 81,
+        colours that pay as green and differences with 92 to 103, markup
+        (XML, HTML) with 56, 75 and 76 and log lines with 62, 63 and 64."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 
@@ -335,9 +333,10 @@ LEVELS: dict[str, Level] = {
                                       model=level_model("default", "text")),
                      "balanced"),
     # The best ratio: the default network with statistics model 104 for text
-    # (model 6 for other bytes: model 3's higher orders, column, indirect and
-    # match-byte contexts, weight sets and runs, with stride contexts and two
-    # more weight sets, in tables of up to 1 GiB; 104 adds bit-history states,
+    # (model 106 for other bytes: model 3's higher orders, column, indirect and
+    # match-byte contexts, weight sets and runs, with stride contexts, two
+    # more weight sets, the bytes at fixed distances back and a second final
+    # mixer, in tables of up to 1 GiB; 104 adds bit-history states,
     # word, line-length and recalled-letter contexts, three more APMs and a
     # second final mixer),
     # mixed or, where the network cannot help, alone in file order.

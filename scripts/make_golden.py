@@ -173,6 +173,9 @@ ARCHIVES = {
     # fade 0.11's first models for bytes that are not text: kept as written.)
     "statistics-records": (RECORDS, dict(level="fast", method="statistics")),
     "statistics-default-records": (RECORDS, dict(level="default", method="statistics")),
+    # Level max's bytes of no other kind since model 106 (model 6 with the
+    # bytes at fixed distances back and a second final mixer; fade 0.11, v8).
+    "statistics-max-records106": (RECORDS, dict(level="max", method="statistics")),
     # Level max from fade 0.11 (still format v8): statistics model 6.
     # (level max's text model until model 36, asked for by number since)
     "statistics-max6": (TEXT, dict(level="max", method="statistics", statistics_model=6)),

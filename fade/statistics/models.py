@@ -26,7 +26,7 @@ from fade.statistics.parts import (
     F_RECORD, F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE,
     F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
     F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, part_names)
+    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT, part_names)
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ MODELS: tuple[Model, ...] = (
           "the same sparse, record and stride contexts as model 4", current=False),
     # lcet10.txt: -0.45% at 8 slots a byte against 2 (docs/statistics.md, "Models 4 to 6").
     Model(_M3 | F_SETS4 | F_STRIDE, 3, "max", None,
-          "`max` (from fade 0.11; for text until model 36, still for bytes of no other kind)",
+          "`max` (fade 0.11; for text until model 36, other bytes until model 106)",
           "the stride contexts and two more weight sets (by the kinds of the last four "
           "bytes; by order 3, hashed); its tables hold 8 slots a byte (up to 2^24, 1 GiB)",
           slots_per_byte_bits=3),
@@ -541,6 +541,13 @@ MODELS += _extended(F_FINAL2, "", "a second final mixer over the same weight set
                     "by the match's length, the kinds of the last two bytes, the word's length "
                     "and the bit's position; the two final mixers' outputs averaged", (
                         (73, "`max`, text (fade 0.11)"), (77, "`default`, text (fade 0.11)")))
+# Bytes of no other kind at max (docs/statistics.md, "Model 106"): 6 with F_DISTANT, F_FINAL2.
+MODELS += (Model(MODELS[6].parts | F_DISTANT | F_FINAL2, 6, "max", "binary",
+                 "`max`, bytes of no other kind (fade 0.11)",
+                 "thirteen contexts of the bytes at fixed distances back, skipping those "
+                 "between (bytes 2, 3 and 6 alone; 1 and 4, 1 and 5, 2 and 4, 4 and 6, 6 and 7, 7 "
+                 "and 9, 8 and 9, 8 and 10; 1, 3 and 5; 2, 4 and 6); model 104's second final "
+                 "mixer", slots_per_byte_bits=3),)
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
 

@@ -124,7 +124,16 @@ WORD_RECALL = MARKUP_ONE + 1
 # last word, often its kind (a document, an image, an archive), as each
 # language words that kind.
 MARKUP_SOURCE = WORD_RECALL + 1
-MAX_CONTEXTS = MARKUP_SOURCE + 1
+# Model 106's (bytes of no other kind at max, fade.statistics.records): the
+# bytes at fixed distances back, alone and in pairs and threes, skipping the
+# bytes between (each mask's bit k-1 names the byte k back), as paq8's sparse
+# model has them: structures of 2, 4 and 8 bytes, and lists of indices.
+DISTANT_MASKS = (0b10, 0b100, 0b100000,  # bytes 2, 3 and 6 back
+                 0b1001, 0b10001, 0b1010, 0b101000, 0b1100000,  # 1 and 4, 1 and 5, 2 and 4, ...
+                 0b101000000, 0b110000000, 0b1010000000,  # 7 and 9, 8 and 9, 8 and 10
+                 0b10101, 0b101010)  # 1, 3 and 5; 2, 4 and 6
+DISTANT = MARKUP_SOURCE + 1
+MAX_CONTEXTS = DISTANT + len(DISTANT_MASKS)
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -224,6 +233,8 @@ F_CHROMA = 1 << 43
 # bytes, the word's length so far and the bit's position (FINAL2_ROWS rows;
 # contexts.final2_row), its output and the first's averaged.
 F_FINAL2 = 1 << 44
+# DISTANT: the contexts of the bytes at fixed distances back (DISTANT_MASKS).
+F_DISTANT = 1 << 45
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -241,7 +252,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL",
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
-              F_FINAL2: "F_FINAL2"}
+              F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -264,7 +275,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      *((X86_RECENT + k, F_X86MORE) for k in range(X86_TARGET + 1 - X86_RECENT)),
                      (MARKUP_LOW, F_FIELD_ORDERS), (MARKUP_HIGH, F_FIELD_ORDERS),
                      (MARKUP_ONE, F_FIELD_ORDER1), (WORD_RECALL, F_RECALL),
-                     (MARKUP_SOURCE, F_SOURCE))
+                     (MARKUP_SOURCE, F_SOURCE),
+                     *((DISTANT + k, F_DISTANT) for k in range(len(DISTANT_MASKS))))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -9,7 +9,9 @@ length, found as paq8's record model does. With F_RECORDS, the contexts
 add the column (the place in the record) and a second record length, which
 `note_lengths` finds among two candidates that count their repeats, and
 `record_set` picks a weight set by the column once `record_kept` finds the
-length well counted.
+length well counted. With F_DISTANT (model 106), thirteen more contexts of
+the bytes at fixed distances back (parts.DISTANT_MASKS), as paq8's sparse
+model has them: fields of 2, 4 and 8 bytes, lists of indices.
 """
 
 from __future__ import annotations
@@ -18,18 +20,21 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, context_hash
-from fade.statistics.parts import (ABOVE, COLUMN, F_COLUMNS, F_RECORD, F_RECORDS, F_STRIDE,
-                                   RECORD1, RECORD2, RECORD3, RECORD4, RECORD5, STRIDE1, STRIDE2)
+from fade.statistics.parts import (ABOVE, COLUMN, DISTANT, DISTANT_MASKS, F_COLUMNS, F_DISTANT,
+                                   F_RECORD, F_RECORDS, F_STRIDE, RECORD1, RECORD2, RECORD3,
+                                   RECORD4, RECORD5, STRIDE1, STRIDE2)
 from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LENGTH_COUNTS, S_LENGTHS,
                                    S_LINE, S_POSITION, S_RECORD, S_RECORD_SEEN, SCRATCH_HASHES)
 
+MASKS = np.array(DISTANT_MASKS, dtype=np.int64)
 KEPT = 32  # F_RECORDS: repeats counted at the record length before its column picks weights
 
 
 @nb.njit(**INLINE)
 def record_contexts(scratch, streams, buffer, s, parts):
-    """Hash stream s's column (F_COLUMNS), record (F_RECORD, F_RECORDS) and
-    stride (F_STRIDE) contexts for its next byte into the scratch."""
+    """Hash stream s's column (F_COLUMNS), record (F_RECORD, F_RECORDS),
+    stride (F_STRIDE) and distant (F_DISTANT) contexts for its next byte into
+    the scratch."""
     history = streams[s, S_HISTORY]
     position = streams[s, S_POSITION]
     start = streams[s, S_BASE]
@@ -65,6 +70,25 @@ def record_contexts(scratch, streams, buffer, s, parts):
         scratch[SCRATCH_HASHES + STRIDE1] = context_hash((lane << 16) | (back8 << 8) | back16, 61)
         scratch[SCRATCH_HASHES + STRIDE2] = context_hash(
             (lane << 16) | (back16 << 8) | (history & 255), 62)
+    if parts & F_DISTANT:
+        _distant_contexts(scratch, buffer, start, position, history)
+
+
+@nb.njit(**INLINE)
+def _distant_contexts(scratch, buffer, start, position, history):
+    """F_DISTANT: each mask's bytes back (DISTANT_MASKS; 0 before the
+    stream's start), after the mask's place, hashed."""
+    older = np.int64(0)  # bytes 7 to 10 back, the nearest lowest
+    for k in range(10, 6, -1):
+        older = (older << 8) | (np.int64(buffer[start + position - k]) if position >= k else 0)
+    for j in range(len(MASKS)):
+        mask = MASKS[j]
+        context = np.int64(j + 1)
+        for k in range(10):
+            if mask >> k & 1:
+                byte = (history >> (8 * k)) & 255 if k < 6 else (older >> (8 * (k - 6))) & 255
+                context = (context << 8) | byte
+        scratch[SCRATCH_HASHES + DISTANT + j] = context_hash(context, 200 + j)
 
 
 @nb.njit(**INLINE)

@@ -148,8 +148,9 @@ FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two 
 # weight set is a row this long: longer rows for all slowed text 5-9%.
 INPUTS = 4 * IMAGE + FIXED_INPUTS + DNA_INPUTS
 assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS
-# ... and every other model's inputs (keyed, the most), four per context at most.
-assert all(FIXED_INPUTS + 4 * len(active_contexts(parts, True)[0]) + DNA_INPUTS <= INPUTS
+# ... and every other model's inputs (keyed, the most): four per context with F_RUNS.
+assert all(FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active_contexts(parts, True)[0]) +
+           (DNA_INPUTS if parts & F_DNA else 0) <= INPUTS
            for parts in MODEL_PARTS if not parts & F_IMAGE)
 BYTE_FOLLOWERS = 256 + 65536  # F_INDIRECT: the bytes that followed each byte and pair
 WORD_FOLLOWERS_AT = BYTE_FOLLOWERS  # F_WORDS: the words that followed words, after those
