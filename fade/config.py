@@ -246,10 +246,10 @@ class StatisticsConfig:
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind; the table in docs/statistics.md, "The
         models"). Levels fast, default and max code text with models 0, 105 and
-        104, and bytes of no other kind with 19, 20 and 106, which add the
+        104, and bytes of no other kind with 19, 107 and 106, which add the
         contexts that pay on machine code, records and images and cost text
-        speed (docs/statistics.md, "Models 4 to 6" and "Model 106"); delimited
-        tables with 59, 60 and 61, nucleotides with 10, 11 and 12, x86 code
+        speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
+        delimited tables with 59, 60 and 61, nucleotides with 10, 11 and 12, x86 code
         with 16, 66 and 67, 16- and 24-bit PCM audio with 53, 54 and 55, PNM
         and BMP images with 24, 78 and 79 and raw pixels with 27, 80 and 81,
         colours that pay as green and differences with 92 to 103, markup

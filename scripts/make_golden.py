@@ -172,10 +172,13 @@ ARCHIVES = {
     # (v8-statistics-binary and -default-binary are RECORDS in models 4 and 5,
     # fade 0.11's first models for bytes that are not text: kept as written.)
     "statistics-records": (RECORDS, dict(level="fast", method="statistics")),
-    "statistics-default-records": (RECORDS, dict(level="default", method="statistics")),
+    "statistics-default-records": (RECORDS, dict(level="default", method="statistics",
+                                                 statistics_model=20)),
     # Level max's bytes of no other kind since model 106 (model 6 with the
     # bytes at fixed distances back and a second final mixer; fade 0.11, v8).
     "statistics-max-records106": (RECORDS, dict(level="max", method="statistics")),
+    # The default's since model 107 (model 20 with the same; fade 0.11, v8).
+    "statistics-default-records107": (RECORDS, dict(level="default", method="statistics")),
     # Level max from fade 0.11 (still format v8): statistics model 6.
     # (level max's text model until model 36, asked for by number since)
     "statistics-max6": (TEXT, dict(level="max", method="statistics", statistics_model=6)),

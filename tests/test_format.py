@@ -271,7 +271,8 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 82, "default-image-green82"), ("fast", 86, "image-green-swap86"),
     ("default", 88, "default-image-green-swap88"), ("fast", 98, "image-green-swap98"),
     ("default", 100, "default-image-green-swap100"), ("default", 94, "default-image-green94"),
-    ("max", 104, "max104"), ("default", 105, "default105"), ("max", 106, "max-records106")])
+    ("max", 104, "max104"), ("default", 105, "default105"), ("max", 106, "max-records106"),
+    ("default", 107, "default-records107")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -320,9 +321,10 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     models 92 to 103 (86 and 88 asked for by number since, and 94, the
     differences in their first order); max's and the default's text since
     models 104 and 105 (73 and 77 with a second final mixer; those asked
-    for by number since); max's bytes of no other kind since model 106 (6
-    with the bytes at fixed distances back and a second final mixer); the
-    same bytes on any CPU."""
+    for by number since); max's and the default's bytes of no other kind
+    since models 106 and 107 (6 and 20 with the bytes at fixed distances
+    back and a second final mixer; 20 asked for by number since); the same
+    bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)
@@ -338,7 +340,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 21, 22, 23, 36, 25, 26, 28, 40,
                                  41, 30, 31, 32, 7, 8, 9, 33, 34, 35, 38, 17, 18, 57, 58, 68,
                                  69, 65, 70, 71, 72, 74, 37, 45, 46, 47, 49, 39, 82, 86,
-                                 88, 94, 73, 77))
+                                 88, 94, 73, 77, 20))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

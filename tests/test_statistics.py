@@ -379,7 +379,7 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     the hybrid at its first checkpoint, a sixteenth of the way through, and
     the default writes its statistics' archive, or the size floor's where
     that is smaller (bytes that are not text: bzip2 here, smaller than
-    model 20, its sorted contexts unhurt by the flipped bits)."""
+    model 107, its sorted contexts unhurt by the flipped bits)."""
     text = np.frombuffer(corpus_file("lcet10.txt").read_bytes()[:60_000], dtype=np.uint8)
     text = (text | (np.random.default_rng(0).random(len(text)) < 0.05) * 0x80).tobytes()
     assert race.Screen.of(text).network_may_pay
@@ -387,7 +387,7 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     blob = fade.compress(text, level="default", preset_name="tiny", threads=1,
                          progress=lambda count, total, bits: done.append(count))
     alone = fade.compress(text, level="default", method="statistics")
-    assert fade.read_header(alone).statistics.model == 20
+    assert fade.read_header(alone).statistics.model == 107
     assert blob == min(alone, floor.compress(text), key=len)
     # the race's passes one after the other (frames in parallel jobs): the same decision
     assert fade.compress(text, level="default", preset_name="tiny", threads=1,
@@ -399,15 +399,15 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
 def test_the_default_codes_every_input_with_the_statistics_alone(tmp_path):
     """The default level runs no network unasked: text, small inputs and
     bytes that are not text get its statistics alone in file order (model 105,
-    model 20 for bytes that are not text), the same archive as method
+    model 107 for bytes that are not text), the same archive as method
     statistics (or the size floor's, where smaller), the content in the plan,
     and torch never loaded. Level max on the same bytes runs its network."""
     text = corpus_file("lcet10.txt").read_bytes()[:60_000]
     small = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT - 1]
     binary = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT]
     assert race.Screen.of(binary).text < race.TEXT_SHARE
-    for data, model, content in ((text, 105, "text"), (small, 20, "not text"),
-                                 (binary, 20, "not text")):
+    for data, model, content in ((text, 105, "text"), (small, 107, "not text"),
+                                 (binary, 107, "not text")):
         plan = fade.single.plan(len(data), data, level="default")
         assert plan.alone is not None and plan.alone.model == model
         assert f"(level default: {content}" in str(plan)
@@ -442,9 +442,10 @@ def test_statistics_archive_damage_is_one_line(tmp_path):
 
 def test_bytes_that_are_not_text_get_the_binary_models():
     """Levels fast and default code bytes that are not text (race.Screen)
-    with models 19 and 20 where their statistics code alone: models 4 and
+    with models 19 and 107 where their statistics code alone: models 4 and
     5 (models 0 and 1 with sparse, record and stride contexts; held-out
-    binaries: -9.5% and -5.7%, docs/statistics.md) with column contexts;
+    binaries: -9.5% and -5.7%, docs/statistics.md) with column contexts
+    (19 and 20), and the default's with model 106's further contexts;
     on map tile data models 4 and 5 are smaller than 0 and 1, and text
     keeps model 0 and its bytes. The default's hybrid (asked for with
     method fade) mixes its text model, 105."""
@@ -457,8 +458,8 @@ def test_bytes_that_are_not_text_get_the_binary_models():
     assert single.plan(len(maps), maps, level="fast").alone.model == 19
     hybrid = single.plan(len(maps), maps, level="default", device="cpu", method="fade")
     assert hybrid.statistics.model == 105 and hybrid.screen is not None
-    assert hybrid.statistics.for_kind(hybrid.screen.kind).model == 20
-    assert single.plan(len(maps), maps, level="default").alone.model == 20
+    assert hybrid.statistics.for_kind(hybrid.screen.kind).model == 107
+    assert single.plan(len(maps), maps, level="default").alone.model == 107
     assert single.plan(len(book), book, level="fast").alone.model == 0
     assert single.plan(len(maps), level="fast").alone.model == 0  # no bytes, no screen
     for data, model in ((maps, 19), (book, 0)):
@@ -469,17 +470,17 @@ def test_bytes_that_are_not_text_get_the_binary_models():
         assert fade.decompress(blob) == data
 
 
-def test_max_codes_other_bytes_with_the_bytes_further_back():
-    """Level max codes bytes of no other kind with model 106: model 6 with
-    F_DISTANT's contexts (the bytes at fixed distances back that each mask
-    names, hashed as here) and a second final mixer. On 60 KB of map tiles
-    it is smaller than model 6 (measured -2.2%), and it decodes."""
+def test_other_bytes_are_coded_with_the_bytes_further_back():
+    """Levels max and the default code bytes of no other kind with models
+    106 and 107: models 6 and 20 with F_DISTANT's contexts (the bytes at
+    fixed distances back that each mask names, hashed as here) and a second
+    final mixer. On 60 KB of map tiles each is smaller than its base
+    (measured -2.2% and -2.3%), and it decodes."""
     from fade.statistics.kernels import context_hash
     from fade.statistics.parts import DISTANT, DISTANT_MASKS, MAX_CONTEXTS
     from fade.statistics.records import _distant_contexts
     from fade.statistics.state import SCRATCH_HASHES
     maps = corpus_file("mapsdatazrh").read_bytes()[:60_000]
-    assert single.plan(len(maps), maps, level="max", method="statistics").alone.model == 106
     buffer = np.frombuffer(b"pad" + maps[:40], np.uint8)
     for position in (0, 3, 9, 10, 40):  # the stream's bytes start at buffer[3]
         history = int.from_bytes(maps[max(position - 6, 0):position][::-1].ljust(6, b"\0"),
@@ -492,15 +493,14 @@ def test_max_codes_other_bytes_with_the_bytes_further_back():
                 if mask >> (k - 1) & 1:
                     context = context << 8 | (maps[position - k] if position >= k else 0)
             assert scratch[SCRATCH_HASHES + DISTANT + j] == context_hash(context, 200 + j)
-    sizes = {}
-    for model in (6, 106):
-        blob = statistics.encode_file(maps, StatisticsConfig(model=model, table_bits=24)
-                                      .sized(len(maps)))
-        sizes[model] = len(blob)
-    assert sizes[106] < 0.985 * sizes[6], sizes
-    archive = fade.compress(maps, level="max", method="statistics")
-    assert fade.read_header(archive).statistics.model == 106
-    assert fade.decompress(archive) == maps
+    for level, base, model in (("max", 6, 106), ("default", 20, 107)):
+        settings = LEVELS[level].statistics
+        sizes = {number: len(statistics.encode_file(maps, dataclasses.replace(
+            settings, model=number).sized(len(maps)))) for number in (base, model)}
+        assert sizes[model] < 0.985 * sizes[base], sizes
+        archive = fade.compress(maps, level=level, method="statistics")
+        assert fade.read_header(archive).statistics.model == model
+        assert fade.decompress(archive) == maps
 
 
 def test_the_model_table_drives_limits_levels_listings_and_docs():
@@ -817,9 +817,9 @@ def _elf_section(path: Path, name: str) -> bytes:
 def test_records_get_the_column_models_and_they_pay(tmp_path):
     """A relocation table (24-byte records: numpy's compiled module's, 96
     KiB of it, where the install has one) is neither text nor code; levels
-    fast and default code it with models 19 and 20, smaller than with
-    models 4 and 5 (one record length, no column), and it decodes in a
-    fresh process."""
+    fast and default code it with models 19 and 107 (20 and more), smaller
+    than with models 4 and 5 (one record length, no column), and it decodes
+    in a fresh process."""
     import numpy
     module = sorted(Path(numpy.__file__).parent.glob("_core/_multiarray_umath*"))[0]
     records = _elf_section(module, ".rela.dyn")[:98304]
@@ -828,7 +828,7 @@ def test_records_get_the_column_models_and_they_pay(tmp_path):
         assert fade.decompress(fade.compress(records, level="fast")) == records
         return
     assert race.Screen.of(records).kind == "binary"
-    _each_level_writes_its_model_and_it_pays(tmp_path, records, (19, 20), (4, 5), 0.97)
+    _each_level_writes_its_model_and_it_pays(tmp_path, records, (19, 107), (4, 5), 0.97)
 
 
 def test_the_call_transform_reverses_on_any_bytes():

@@ -171,8 +171,8 @@ MODELS: tuple[Model, ...] = (
           "with the last byte; the weight set by the column in place of the one by contexts "
           "found, once the record length has 32 repeats counted"),
     Model(_M1 | _BINARY | F_RECORDS, 5, "default", "binary",
-          "`default`, bytes that are not text (fade 0.11; its hybrid, where asked for, mixes "
-          "model 1)", "the record contexts and weight set of model 19"),
+          "`default`, bytes that are not text (a development build of fade 0.11; model 107 "
+          "since)", "the record contexts and weight set of model 19", current=False),
     Model(_AUDIO[0], 19, "fast", "audio",
           "`fast`, 16- or 24-bit PCM audio in a WAV file (a development build of fade 0.11)",
           "the samples coded as the residuals of a predictor (each channel's first "
@@ -541,13 +541,13 @@ MODELS += _extended(F_FINAL2, "", "a second final mixer over the same weight set
                     "by the match's length, the kinds of the last two bytes, the word's length "
                     "and the bit's position; the two final mixers' outputs averaged", (
                         (73, "`max`, text (fade 0.11)"), (77, "`default`, text (fade 0.11)")))
-# Bytes of no other kind at max (docs/statistics.md, "Model 106"): 6 with F_DISTANT, F_FINAL2.
-MODELS += (Model(MODELS[6].parts | F_DISTANT | F_FINAL2, 6, "max", "binary",
-                 "`max`, bytes of no other kind (fade 0.11)",
-                 "thirteen contexts of the bytes at fixed distances back, skipping those "
-                 "between (bytes 2, 3 and 6 alone; 1 and 4, 1 and 5, 2 and 4, 4 and 6, 6 and 7, 7 "
-                 "and 9, 8 and 9, 8 and 10; 1, 3 and 5; 2, 4 and 6); model 104's second final "
-                 "mixer", slots_per_byte_bits=3),)
+# Bytes of no other kind at max and the default (docs/statistics.md, "Models 106 and 107").
+MODELS += tuple(Model(MODELS[base].parts | F_DISTANT | F_FINAL2, base, MODELS[base].level, "binary",
+                      f"`{MODELS[base].level}`, bytes of no other kind (fade 0.11)",
+                      "thirteen contexts of the bytes at fixed distances back (2, 3 and 6 alone; 1 "
+                      "and 4, 1 and 5, 2 and 4, 4 and 6, 6 and 7, 7 and 9, 8 and 9, 8 and 10; 1, 3 "
+                      "and 5; 2, 4 and 6); model 104's second final mixer",
+                      slots_per_byte_bits=MODELS[base].slots_per_byte_bits) for base in (6, 20))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
 

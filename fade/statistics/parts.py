@@ -124,10 +124,11 @@ WORD_RECALL = MARKUP_ONE + 1
 # last word, often its kind (a document, an image, an archive), as each
 # language words that kind.
 MARKUP_SOURCE = WORD_RECALL + 1
-# Model 106's (bytes of no other kind at max, fade.statistics.records): the
-# bytes at fixed distances back, alone and in pairs and threes, skipping the
-# bytes between (each mask's bit k-1 names the byte k back), as paq8's sparse
-# model has them: structures of 2, 4 and 8 bytes, and lists of indices.
+# Models 106 and 107's (bytes of no other kind at max and the default,
+# fade.statistics.records): the bytes at fixed distances back, alone and in
+# pairs and threes, skipping the bytes between (each mask's bit k-1 names the
+# byte k back), as paq8's sparse model has them: structures of 2, 4 and 8
+# bytes, and lists of indices.
 DISTANT_MASKS = (0b10, 0b100, 0b100000,  # bytes 2, 3 and 6 back
                  0b1001, 0b10001, 0b1010, 0b101000, 0b1100000,  # 1 and 4, 1 and 5, 2 and 4, ...
                  0b101000000, 0b110000000, 0b1010000000,  # 7 and 9, 8 and 9, 8 and 10
