@@ -249,11 +249,11 @@ class StatisticsConfig:
         104, and bytes of no other kind with 19, 107 and 106, which add the
         contexts that pay on machine code, records and images and cost text
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
-        delimited tables with 59, 60 and 61, nucleotides with 10, 11 and 12, x86 code
-        with 16, 66 and 67, 16- and 24-bit PCM audio with 53, 54 and 55, PNM
+        delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
+        code with 16, 115 and 111, 16- and 24-bit PCM audio with 53, 54 and 55, PNM
         and BMP images with 24, 78 and 79 and raw pixels with 27, 80 and 81,
         colours that pay as green and differences with 92 to 103, markup
-        (XML, HTML) with 56, 75 and 76 and log lines with 62, 63 and 64."""
+        (XML, HTML) with 56, 113 and 109 and log lines with 62, 114 and 110."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

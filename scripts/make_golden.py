@@ -179,6 +179,16 @@ ARCHIVES = {
     "statistics-max-records106": (RECORDS, dict(level="max", method="statistics")),
     # The default's since model 107 (model 20 with the same; fade 0.11, v8).
     "statistics-default-records107": (RECORDS, dict(level="default", method="statistics")),
+    # Max's and the default's tables, markup, log lines and x86 code with a second
+    # final mixer since models 108 to 115 (fade 0.11, still format v8).
+    "statistics-max-table108": (TABLE, dict(level="max", method="statistics")),
+    "statistics-max-markup109": (MARKUP, dict(level="max", method="statistics")),
+    "statistics-max-log110": (LOG, dict(level="max", method="statistics")),
+    "statistics-max-x86-111": (INSTRUCTIONS, dict(level="max", method="statistics")),
+    "statistics-default-table112": (TABLE, dict(level="default", method="statistics")),
+    "statistics-default-markup113": (MARKUP, dict(level="default", method="statistics")),
+    "statistics-default-log114": (LOG, dict(level="default", method="statistics")),
+    "statistics-default-x86-115": (INSTRUCTIONS, dict(level="default", method="statistics")),
     # Level max from fade 0.11 (still format v8): statistics model 6.
     # (level max's text model until model 36, asked for by number since)
     "statistics-max6": (TEXT, dict(level="max", method="statistics", statistics_model=6)),
@@ -206,11 +216,15 @@ ARCHIVES = {
     "statistics-max-table": (TABLE, dict(level="max", method="statistics", statistics_model=9)),
     # The same with a field's length against the field above's: models 59 to 64.
     "statistics-table59": (TABLE, dict(level="fast", method="statistics")),
-    "statistics-default-table60": (TABLE, dict(level="default", method="statistics")),
-    "statistics-max-table61": (TABLE, dict(level="max", method="statistics")),
+    "statistics-default-table60": (TABLE, dict(level="default", method="statistics",
+                                               statistics_model=60)),
+    "statistics-max-table61": (TABLE, dict(level="max", method="statistics",
+                                           statistics_model=61)),
     "statistics-log62": (LOG, dict(level="fast", method="statistics")),
-    "statistics-default-log63": (LOG, dict(level="default", method="statistics")),
-    "statistics-max-log64": (LOG, dict(level="max", method="statistics")),
+    "statistics-default-log63": (LOG, dict(level="default", method="statistics",
+                                           statistics_model=63)),
+    "statistics-max-log64": (LOG, dict(level="max", method="statistics",
+                                       statistics_model=64)),
     # (The three levels' markup before models 56 to 58, asked for by number since.)
     "statistics-markup": (MARKUP, dict(level="fast", method="statistics", statistics_model=30)),
     "statistics-default-markup": (MARKUP, dict(level="default", method="statistics",
@@ -246,10 +260,12 @@ ARCHIVES = {
     # The default's with a translation's words by its original's last word, and
     # weight sets that skip their tiny errors (model 72 asked for by number
     # since): model 75.
-    "statistics-default-markup75": (MARKUP, dict(level="default", method="statistics")),
+    "statistics-default-markup75": (MARKUP, dict(level="default", method="statistics",
+                                                 statistics_model=75)),
     # Max's with the same, without the field's length against the field above's
     # (model 74 asked for by number since): model 76.
-    "statistics-max-markup76": (MARKUP, dict(level="max", method="statistics")),
+    "statistics-max-markup76": (MARKUP, dict(level="max", method="statistics",
+                                             statistics_model=76)),
     # The default's text with the recalled letter, the line's length, the indirect
     # contexts and lazy weight sets (model 37 asked for by number since): model 77
     # (asked for by number since model 105).
@@ -274,8 +290,10 @@ ARCHIVES = {
     "statistics-max-x86-instructions": (INSTRUCTIONS, dict(level="max", method="statistics",
                                                            statistics_model=18)),
     # The same with five more instruction contexts: models 66 and 67.
-    "statistics-default-x86-66": (INSTRUCTIONS, dict(level="default", method="statistics")),
-    "statistics-max-x86-67": (INSTRUCTIONS, dict(level="max", method="statistics")),
+    "statistics-default-x86-66": (INSTRUCTIONS, dict(level="default", method="statistics",
+                                                     statistics_model=66)),
+    "statistics-max-x86-67": (INSTRUCTIONS, dict(level="max", method="statistics",
+                                                 statistics_model=67)),
     # (The three levels' audio before models 53 to 55, asked for by number since.)
     "statistics-audio": (AUDIO, dict(level="fast", method="statistics", statistics_model=21)),
     "statistics-default-audio": (AUDIO, dict(level="default", method="statistics",

@@ -272,7 +272,10 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 88, "default-image-green-swap88"), ("fast", 98, "image-green-swap98"),
     ("default", 100, "default-image-green-swap100"), ("default", 94, "default-image-green94"),
     ("max", 104, "max104"), ("default", 105, "default105"), ("max", 106, "max-records106"),
-    ("default", 107, "default-records107")])
+    ("default", 107, "default-records107"), ("max", 108, "max-table108"),
+    ("max", 109, "max-markup109"), ("max", 110, "max-log110"), ("max", 111, "max-x86-111"),
+    ("default", 112, "default-table112"), ("default", 113, "default-markup113"),
+    ("default", 114, "default-log114"), ("default", 115, "default-x86-115")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -323,8 +326,10 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     models 104 and 105 (73 and 77 with a second final mixer; those asked
     for by number since); max's and the default's bytes of no other kind
     since models 106 and 107 (6 and 20 with the bytes at fixed distances
-    back and a second final mixer; 20 asked for by number since); the same
-    bytes on any CPU."""
+    back and a second final mixer; 20 asked for by number since); max's and
+    the default's tables, markup, log lines and x86 code since models 108
+    to 115 (61, 76, 64, 67, 60, 75, 63 and 66 with the same second final
+    mixer; those asked for by number since); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)
@@ -340,7 +345,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 21, 22, 23, 36, 25, 26, 28, 40,
                                  41, 30, 31, 32, 7, 8, 9, 33, 34, 35, 38, 17, 18, 57, 58, 68,
                                  69, 65, 70, 71, 72, 74, 37, 45, 46, 47, 49, 39, 82, 86,
-                                 88, 94, 73, 77, 20))
+                                 88, 94, 73, 77, 20, 60, 61, 63, 64, 66, 67, 75, 76))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

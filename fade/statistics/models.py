@@ -19,14 +19,14 @@ fade.config.LEVELS.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fade.statistics.parts import (
     F_APM3, F_BIGRAM, F_COLUMNS, F_DNA, F_E8E9, F_EXPECTED, F_INDIRECT, F_LAYERS, F_ORDERS, F_RATE,
     F_RECORD, F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE,
     F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
     F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT, part_names)
+    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT)
 
 
 @dataclass(frozen=True)
@@ -548,6 +548,14 @@ MODELS += tuple(Model(MODELS[base].parts | F_DISTANT | F_FINAL2, base, MODELS[ba
                       "and 4, 1 and 5, 2 and 4, 4 and 6, 6 and 7, 7 and 9, 8 and 9, 8 and 10; 1, 3 "
                       "and 5; 2, 4 and 6); model 104's second final mixer",
                       slots_per_byte_bits=MODELS[base].slots_per_byte_bits) for base in (6, 20))
+# Max's and the default's tables, markup, log lines and x86 code with the same second final
+# mixer (docs/statistics.md, "Models 108 to 115"); their bases asked for by number since.
+_FINAL2_BASES = (61, 76, 64, 67, 60, 75, 63, 66)
+MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
+    (base, MODELS[base].use.split(" (")[0] + " (fade 0.11)") for base in _FINAL2_BASES))
+MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development build"
+                       f" of fade 0.11; model {108 + _FINAL2_BASES.index(number)} since)")
+               if number in _FINAL2_BASES else model for number, model in enumerate(MODELS))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
 
@@ -582,19 +590,3 @@ def model_level(number: int) -> str | None:
     outside the table."""
     return MODELS[number].level if 0 <= number < len(MODELS) else None
 
-
-def markdown_table() -> str:
-    """The table of docs/statistics.md, "The models"."""
-    rows = ["| model | level | what it adds | parts |", "|---|---|---|---|"]
-    for number, model in enumerate(MODELS):
-        base = 0 if model.base is None else MODELS[model.base].parts
-        names = ", ".join(f"`{name}`" for name in part_names(model.parts & ~base))
-        if base:
-            names = f"model {model.base}'s" + (f", {names}" if names else "")
-        adds = model.adds if model.base is None else f"model {model.base} and: {model.adds}"
-        rows.append(f"| {number} | {model.use} | {adds} | {names or 'none'} |")
-    return "\n".join(rows) + "\n"
-
-
-if __name__ == "__main__":
-    print(markdown_table(), end="")
