@@ -73,7 +73,7 @@ class Tables(NamedTuple):
     scratch: np.ndarray  # the current bit's mixer state, then context hashes
     parameters: np.ndarray  # the P_ fields: the config and the active contexts
     apm3: np.ndarray  # F_APM3: APM by a hash of order 2 and c0
-    final: np.ndarray  # F_LAYERS: the final mixer's weights, by c0
+    final: np.ndarray  # F_LAYERS: the final mixer's weights, by c0 (and F_FINAL2's after)
     followers: np.ndarray  # F_INDIRECT: the bytes that followed each byte and pair
     runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length (F_IMAGE: solver)
     run_map: np.ndarray  # per context, (run length, expected bit) -> probability
@@ -114,7 +114,7 @@ class Tables(NamedTuple):
                                 dna_sets(parts), dna_bits(config.table_bits), first,
                                 x86_sets(parts), record_sets(parts), image_sets(parts),
                                 len(active), *active]
-        # The final mixer's weights, per c0: the average of the sets at first.
+        # The final mixers' weights, each row: the average of the sets at first.
         tables.final[:] = 65536 // sets
         tables.run_map[:] = 1 << 31
         return tables

@@ -550,11 +550,11 @@ MODELS += tuple(Model(MODELS[base].parts | F_DISTANT | F_FINAL2, base, MODELS[ba
                       slots_per_byte_bits=MODELS[base].slots_per_byte_bits) for base in (6, 20))
 # Max's and the default's tables, markup, log lines and x86 code with the same second final
 # mixer (docs/statistics.md, "Models 108 to 115"); their bases asked for by number since.
-_FINAL2_BASES = (61, 76, 64, 67, 60, 75, 63, 66)
+_FINAL2_BASES, _FINAL2_FIRST = (61, 76, 64, 67, 60, 75, 63, 66), len(MODELS)
 MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use.split(" (")[0] + " (fade 0.11)") for base in _FINAL2_BASES))
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development build"
-                       f" of fade 0.11; model {108 + _FINAL2_BASES.index(number)} since)")
+                       f" of fade 0.11; model {_FINAL2_FIRST + _FINAL2_BASES.index(number)} since)")
                if number in _FINAL2_BASES else model for number, model in enumerate(MODELS))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
