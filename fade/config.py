@@ -224,7 +224,9 @@ class StatisticsConfig:
     to 91 are 39, 42 and 82 to 85 with the two colour differences in the
     other order; 92 to 103 are 39, 42 and 82 to 91 with the differences'
     contexts made of the differences alone; 104 and 105, max's and the
-    default's for text, are 73 and 77 with a second final mixer."""
+    default's for text, are 73 and 77 with a second final mixer; 116 to 127,
+    the default's and max's for images and raw pixels, are 78 to 81, 94 to
+    97 and 100 to 103 with the same."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -251,8 +253,9 @@ class StatisticsConfig:
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
         delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
         code with 16, 115 and 111, 16- and 24-bit PCM audio with 53, 54 and 55, PNM
-        and BMP images with 24, 78 and 79 and raw pixels with 27, 80 and 81,
-        colours that pay as green and differences with 92 to 103, markup
+        and BMP images with 24, 116 and 117 and raw pixels with 27, 118 and 119,
+        colours that pay as green and differences with 92, 93, 98, 99 and 120 to
+        127, markup
         (XML, HTML) with 56, 113 and 109 and log lines with 62, 114 and 110."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)

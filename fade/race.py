@@ -347,14 +347,20 @@ def log_lines(data: bytes) -> bool:
 def colour_choice(data: bytes, layout: Pixels | None) -> tuple[bool, bool]:
     """Whether the colour image whose pixels `layout` places in `data`
     (a header's, or raw pixels') codes smaller as green and differences: a
-    band of its rows from the middle, coded both ways with the default
-    level's image models, is at least GREEN_GAIN smaller so
+    band of its rows from the middle, coded both ways with BAND_MODELS, is
+    at least GREEN_GAIN smaller so
     (fade.statistics.colour); and if so, whether with the two differences
     swapped (F_SWAP) the band is SWAP_GAIN of that or less."""
     sizes = band_sizes(data, layout)
     if sizes is None or sizes[1] > GREEN_GAIN * sizes[0]:
         return False, False
     return True, sizes[2] <= SWAP_GAIN * sizes[1]
+
+
+# The models the band is coded with: the default's for images before models
+# 116 to 127, by number, so that a change of the levels' image models does not
+# move the choice (nor with it level fast's archives).
+BAND_MODELS = {"image": 78, "image-green": 94, "image-green-swap": 100}
 
 
 def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int, int] | None:
@@ -376,7 +382,8 @@ def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int, int] | Non
     default = LEVELS["default"].statistics.sized(len(image))
 
     def size(kind: str) -> int:
-        coded = statistics.encode_file(image, default.for_kind(kind))
+        coded = statistics.encode_file(image, dataclasses.replace(default,
+                                                                  model=BAND_MODELS[kind]))
         return 2 * len(image) if coded is None else len(coded)
 
     plain, green = size("image"), size("image-green")

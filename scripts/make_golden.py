@@ -340,11 +340,16 @@ ARCHIVES = {
                                                      statistics_model=47)),
     "statistics-default-image-green49": (IMAGE_GREEN, dict(level="default", method="statistics",
                                                            statistics_model=49)),
-    # The same with least squares per place in an 8x8 block: models 78 to 85.
-    "statistics-default-image78": (IMAGE, dict(level="default", method="statistics")),
-    "statistics-max-image79": (IMAGE, dict(level="max", method="statistics")),
-    "statistics-default-image16-78": (IMAGE16, dict(level="default", method="statistics")),
-    "statistics-default-pixels80": (IMAGE[13:], dict(level="default", method="statistics")),
+    # The same with least squares per place in an 8x8 block: models 78 to 85
+    # (asked for by number since models 116 to 127).
+    "statistics-default-image78": (IMAGE, dict(level="default", method="statistics",
+                                               statistics_model=78)),
+    "statistics-max-image79": (IMAGE, dict(level="max", method="statistics",
+                                           statistics_model=79)),
+    "statistics-default-image16-78": (IMAGE16, dict(level="default", method="statistics",
+                                                    statistics_model=78)),
+    "statistics-default-pixels80": (IMAGE[13:], dict(level="default", method="statistics",
+                                                     statistics_model=80)),
     "statistics-default-image-green82": (IMAGE_GREEN, dict(level="default",
                                                            method="statistics",
                                                            statistics_model=82)),
@@ -356,13 +361,23 @@ ARCHIVES = {
                                                                 method="statistics",
                                                                 statistics_model=88)),
     # The same with the differences' contexts by the differences: models 92 to
-    # 103 (94, the differences in their first order, asked for by number).
+    # 103 (94, the differences in their first order, asked for by number; and
+    # 100 since model 124).
     "statistics-image-green-swap98": (IMAGE_GREEN, dict(level="fast", method="statistics")),
     "statistics-default-image-green-swap100": (IMAGE_GREEN, dict(level="default",
-                                                                 method="statistics")),
+                                                                 method="statistics",
+                                                                 statistics_model=100)),
     "statistics-default-image-green94": (IMAGE_GREEN, dict(level="default",
                                                            method="statistics",
                                                            statistics_model=94)),
+    # The default's and max's images and raw pixels with a second final mixer
+    # since models 116 to 127 (fade 0.11, still format v8).
+    "statistics-default-image116": (IMAGE, dict(level="default", method="statistics")),
+    "statistics-max-image117": (IMAGE, dict(level="max", method="statistics")),
+    "statistics-default-image16-116": (IMAGE16, dict(level="default", method="statistics")),
+    "statistics-default-pixels118": (IMAGE[13:], dict(level="default", method="statistics")),
+    "statistics-default-image-green-swap124": (IMAGE_GREEN, dict(level="default",
+                                                                 method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),
