@@ -303,13 +303,18 @@ ARCHIVES = {
                                                  statistics_model=22)),
     "statistics-default-audio-apart": (AUDIO_APART, dict(level="default", method="statistics",
                                                          statistics_model=22)),
-    # The same with least squares of order 64: models 53 to 55.
+    # The same with least squares of order 64: models 53 to 55 (54 and 55 asked
+    # for by number since models 128 and 129).
     "statistics-audio53": (AUDIO, dict(level="fast", method="statistics")),
-    "statistics-default-audio54": (AUDIO, dict(level="default", method="statistics")),
-    "statistics-max-audio55": (AUDIO, dict(level="max", method="statistics")),
-    "statistics-default-audio24-54": (AUDIO24, dict(level="default", method="statistics")),
+    "statistics-default-audio54": (AUDIO, dict(level="default", method="statistics",
+                                               statistics_model=54)),
+    "statistics-max-audio55": (AUDIO, dict(level="max", method="statistics",
+                                           statistics_model=55)),
+    "statistics-default-audio24-54": (AUDIO24, dict(level="default", method="statistics",
+                                                    statistics_model=54)),
     "statistics-default-audio-apart54": (AUDIO_APART, dict(level="default",
-                                                           method="statistics")),
+                                                           method="statistics",
+                                                           statistics_model=54)),
     "statistics-image": (IMAGE, dict(level="fast", method="statistics")),
     # (The default's and max's images before models 45 to 52, asked for by number since.)
     "statistics-default-image": (IMAGE, dict(level="default", method="statistics",
@@ -378,6 +383,13 @@ ARCHIVES = {
     "statistics-default-pixels118": (IMAGE[13:], dict(level="default", method="statistics")),
     "statistics-default-image-green-swap124": (IMAGE_GREEN, dict(level="default",
                                                                  method="statistics")),
+    # The default's and max's audio with a second final mixer since models 128
+    # and 129 (fade 0.11, still format v8).
+    "statistics-default-audio128": (AUDIO, dict(level="default", method="statistics")),
+    "statistics-max-audio129": (AUDIO, dict(level="max", method="statistics")),
+    "statistics-default-audio24-128": (AUDIO24, dict(level="default", method="statistics")),
+    "statistics-default-audio-apart128": (AUDIO_APART, dict(level="default",
+                                                            method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

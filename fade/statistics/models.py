@@ -553,17 +553,17 @@ MODELS += tuple(Model(MODELS[base].parts | F_DISTANT | F_FINAL2, base, MODELS[ba
 _FINAL2_BASES, _FINAL2_FIRST = (61, 76, 64, 67, 60, 75, 63, 66), len(MODELS)
 MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use.split(" (")[0] + " (fade 0.11)") for base in _FINAL2_BASES))
-# Images and raw pixels at the default and max with the same (docs/statistics.md,
-# "Models 116 to 127"); their bases asked for by number since.
-_IMAGE_BASES, _IMAGE_FIRST = (78, 79, 80, 81, 94, 95, 96, 97, 100, 101, 102, 103), len(MODELS)
+# Images and raw pixels, then WAV audio, at the default and max with the same (docs/
+# statistics.md, "Models 116 to 127", "Models 128 and 129"); their bases by number since.
+_MEDIA, _MEDIA_FIRST = (78, 79, 80, 81, 94, 95, 96, 97, 100, 101, 102, 103, 54, 55), len(MODELS)
 MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
-    (base, MODELS[base].use) for base in _IMAGE_BASES))
+    (base, MODELS[base].use) for base in _MEDIA))
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
-    _IMAGE_FIRST, _IMAGE_BASES)) for k, base in enumerate(bases)}
-MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development build of"
-                       f" fade 0.11{', whose hybrid mixed model 6' if number in (79, 81) else ''};"
-                       f" model {_SINCE[number]} since)") if number in _SINCE else model
-               for number, model in enumerate(MODELS))
+    _MEDIA_FIRST, _MEDIA)) for k, base in enumerate(bases)}
+MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
+                       "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (
+                           79, 81, 55) else "") + f"; model {_SINCE[number]} since)")
+               if number in _SINCE else model for number, model in enumerate(MODELS))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
 
