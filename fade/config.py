@@ -226,8 +226,8 @@ class StatisticsConfig:
     contexts made of the differences alone; 104 and 105, max's and the
     default's for text, are 73 and 77 with a second final mixer; 116 to 127,
     the default's and max's for images and raw pixels, are 78 to 81, 94 to
-    97 and 100 to 103 with the same, and 128 and 129, the default's and
-    max's for audio, 54 and 55 with the same."""
+    97 and 100 to 103 with the same, 128 and 129 are 54 and 55 with the
+    same, and 130, max's for audio, is 128 at max."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -253,7 +253,7 @@ class StatisticsConfig:
         contexts that pay on machine code, records and images and cost text
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
         delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
-        code with 16, 115 and 111, 16- and 24-bit PCM audio with 53, 128 and 129, PNM
+        code with 16, 115 and 111, 16- and 24-bit PCM audio with 53, 128 and 130, PNM
         and BMP images with 24, 116 and 117 and raw pixels with 27, 118 and 119,
         colours that pay as green and differences with 92, 93, 98, 99 and 120 to
         127, markup

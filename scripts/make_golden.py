@@ -384,9 +384,12 @@ ARCHIVES = {
     "statistics-default-image-green-swap124": (IMAGE_GREEN, dict(level="default",
                                                                  method="statistics")),
     # The default's and max's audio with a second final mixer since models 128
-    # and 129 (fade 0.11, still format v8).
+    # and 129 (fade 0.11, still format v8; 129 asked for by number since 130).
     "statistics-default-audio128": (AUDIO, dict(level="default", method="statistics")),
-    "statistics-max-audio129": (AUDIO, dict(level="max", method="statistics")),
+    "statistics-max-audio129": (AUDIO, dict(level="max", method="statistics",
+                                            statistics_model=129)),
+    # Max's audio as the default's since model 130 (fade 0.11, still format v8).
+    "statistics-max-audio130": (AUDIO, dict(level="max", method="statistics")),
     "statistics-default-audio24-128": (AUDIO24, dict(level="default", method="statistics")),
     "statistics-default-audio-apart128": (AUDIO_APART, dict(level="default",
                                                             method="statistics")),

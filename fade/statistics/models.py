@@ -548,21 +548,21 @@ MODELS += tuple(Model(MODELS[base].parts | F_DISTANT | F_FINAL2, base, MODELS[ba
                       "and 4, 1 and 5, 2 and 4, 4 and 6, 6 and 7, 7 and 9, 8 and 9, 8 and 10; 1, 3 "
                       "and 5; 2, 4 and 6); model 104's second final mixer",
                       slots_per_byte_bits=MODELS[base].slots_per_byte_bits) for base in (6, 20))
-# Max's and the default's tables, markup, log lines and x86 code with the same second final
-# mixer (docs/statistics.md, "Models 108 to 115"); their bases asked for by number since.
+# The default's and max's other kinds with the same, then max's audio as the default's (docs/
+# statistics.md, "Models 108 to 115" to "Model 130"); their bases asked for by number since.
 _FINAL2_BASES, _FINAL2_FIRST = (61, 76, 64, 67, 60, 75, 63, 66), len(MODELS)
 MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use.split(" (")[0] + " (fade 0.11)") for base in _FINAL2_BASES))
-# Images and raw pixels, then WAV audio, at the default and max with the same (docs/
-# statistics.md, "Models 116 to 127", "Models 128 and 129"); their bases by number since.
 _MEDIA, _MEDIA_FIRST = (78, 79, 80, 81, 94, 95, 96, 97, 100, 101, 102, 103, 54, 55), len(MODELS)
 MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use) for base in _MEDIA))
+MODELS += (replace(MODELS[129], base=128, parts=MODELS[128].parts, adds="nothing (max's settings)",
+                   slots_per_byte_bits=MODELS[128].slots_per_byte_bits),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
-    _MEDIA_FIRST, _MEDIA)) for k, base in enumerate(bases)}
+    _MEDIA_FIRST, _MEDIA), (130, (129,))) for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
                        "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (
-                           79, 81, 55) else "") + f"; model {_SINCE[number]} since)")
+                           79, 81, 55, 129) else "") + f"; model {_SINCE[number]} since)")
                if number in _SINCE else model for number, model in enumerate(MODELS))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
 
