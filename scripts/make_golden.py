@@ -388,11 +388,11 @@ ARCHIVES = {
     "statistics-default-audio128": (AUDIO, dict(level="default", method="statistics")),
     "statistics-max-audio129": (AUDIO, dict(level="max", method="statistics",
                                             statistics_model=129)),
-    # Max's audio as the default's since model 130 (fade 0.11, still format v8).
-    "statistics-max-audio130": (AUDIO, dict(level="max", method="statistics")),
     "statistics-default-audio24-128": (AUDIO24, dict(level="default", method="statistics")),
     "statistics-default-audio-apart128": (AUDIO_APART, dict(level="default",
                                                             method="statistics")),
+    # Max's audio as the default's since model 130 (fade 0.11, still format v8).
+    "statistics-max-audio130": (AUDIO, dict(level="max", method="statistics")),
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),
