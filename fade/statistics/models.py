@@ -556,8 +556,8 @@ MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
 _MEDIA, _MEDIA_FIRST = (78, 79, 80, 81, 94, 95, 96, 97, 100, 101, 102, 103, 54, 55), len(MODELS)
 MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use) for base in _MEDIA))
-MODELS += (replace(MODELS[129], base=128, parts=MODELS[128].parts, adds="nothing (max's settings)",
-                   slots_per_byte_bits=MODELS[128].slots_per_byte_bits),)
+MODELS += (replace(MODELS[128], base=128, level="max", use=MODELS[129].use,
+                   adds="nothing (max's settings)"),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
     _MEDIA_FIRST, _MEDIA), (130, (129,))) for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
