@@ -227,7 +227,8 @@ class StatisticsConfig:
     default's for text, are 73 and 77 with a second final mixer; 116 to 127,
     the default's and max's for images and raw pixels, are 78 to 81, 94 to
     97 and 100 to 103 with the same, 128 and 129 are 54 and 55 with the
-    same, and 130, max's for audio, is 128 at max."""
+    same, 130, max's for audio, is 128 at max, and 131, max's for text, is
+    104 with its contexts' inputs quieter and its runs' maps finer."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -249,7 +250,7 @@ class StatisticsConfig:
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.models.for_kind; the table in docs/statistics.md, "The
         models"). Levels fast, default and max code text with models 0, 105 and
-        104, and bytes of no other kind with 19, 107 and 106, which add the
+        131, and bytes of no other kind with 19, 107 and 106, which add the
         contexts that pay on machine code, records and images and cost text
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
         delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
@@ -336,13 +337,13 @@ LEVELS: dict[str, Level] = {
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 104 for text
+    # The best ratio: the default network with statistics model 131 for text
     # (model 106 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts, two
     # more weight sets, the bytes at fixed distances back and a second final
-    # mixer, in tables of up to 1 GiB; 104 adds bit-history states,
-    # word, line-length and recalled-letter contexts, three more APMs and a
-    # second final mixer),
+    # mixer, in tables of up to 1 GiB; 131 adds bit-history states,
+    # word, line-length and recalled-letter contexts, three more APMs, a
+    # second final mixer, quieter context inputs and finer run maps),
     # mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),

@@ -1,20 +1,15 @@
 """The table of statistics models: one entry each, read by everything else.
 
-A model is a set of parts (fade.statistics.parts) and what goes with them:
-its hash table's size per byte of input, the level that writes it today and
-for which bytes, and what it adds in words. The archive records a model by
-its number (its index here), so an entry never changes and never goes:
-older archives must decode. From this table come the header's limit on the
-model field (fade.config.STATISTICS_LIMITS), each level's model for each
-kind of bytes (text, tables, nucleotides, x86 code, binary:
-StatisticsConfig.for_kind), the table sizes
-(StatisticsConfig.sized), the names in `fade -l`, the table in
-docs/statistics.md (`python -m fade.statistics.models` prints it; a test
-compares) and the models the tests code with.
-
-Adding a model: one entry here, the parts it names (and their kernels, if
-new), and, if a level is to write it, that level's StatisticsConfig in
-fade.config.LEVELS.
+A model is a set of parts (fade.statistics.parts) with its hash table's
+size per byte of input, the level that writes it, for which bytes, and
+what it adds in words. The archive records a model by its number (its
+index), so an entry never changes or goes: older archives must decode.
+From this table come the header's limit on the model field
+(fade.config.STATISTICS_LIMITS), each level's model for each kind of bytes
+(level_model, for_kind), the table sizes (StatisticsConfig.sized), the
+names in `fade -l`, the table in docs/statistics.md (`python -m
+fade.statistics.listing`; a test compares) and the tests' models. Adding a
+model: one entry here and the parts it names (with their kernels, if new).
 """
 
 from __future__ import annotations
@@ -26,7 +21,8 @@ from fade.statistics.parts import (
     F_RECORD, F_RUNS, F_SETS, F_SETS4, F_SKIPGRAM, F_SPARSE, F_SPARSE2, F_STRIDE, F_TABLE,
     F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
     F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
-    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT)
+    F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT, F_QUIET,
+    F_RUNKEYS)
 
 
 @dataclass(frozen=True)
@@ -558,8 +554,12 @@ MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use) for base in _MEDIA))
 MODELS += (replace(MODELS[128], base=128, level="max", use=MODELS[129].use,
                    adds="nothing (max's settings)"),)
+# Max's text, its contexts quieter and its runs' maps finer (docs/statistics.md, "Model 131").
+MODELS += (replace(MODELS[104], parts=MODELS[104].parts | F_QUIET | F_RUNKEYS, base=104, adds=(
+    "each context's inputs at half scale, the first layer's weight sets at 1.5x the rate; each "
+    "run map by the bit's place and whether the context saw another byte")),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
-    _MEDIA_FIRST, _MEDIA), (130, (129,))) for k, base in enumerate(bases)}
+    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,))) for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
                        "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (
                            79, 81, 55, 129) else "") + f"; model {_SINCE[number]} since)")

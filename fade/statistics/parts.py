@@ -236,6 +236,14 @@ F_CHROMA = 1 << 43
 F_FINAL2 = 1 << 44
 # DISTANT: the contexts of the bytes at fixed distances back (DISTANT_MASKS).
 F_DISTANT = 1 << 45
+# QUIET: each context's inputs (its node's, its state map's, its run's and its
+# linear probability) at half their scale, and the first layer's weight sets
+# learning at 1.5x the rate: the bias, order 1 and the match learn relatively
+# faster than the many contexts (docs/statistics.md, "Model 131").
+F_QUIET = 1 << 46
+# RUNKEYS (with RUNS): each context's run map by the bit's place and whether
+# the context has seen another byte than its run's (fade.statistics.runs).
+F_RUNKEYS = 1 << 47
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -253,7 +261,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_FIELD_ORDER1: "F_FIELD_ORDER1", F_RECALL: "F_RECALL",
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
-              F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT"}
+              F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
+              F_RUNKEYS: "F_RUNKEYS"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

@@ -30,8 +30,9 @@ from fade.statistics.kernels import (
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
-    F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SOURCE, F_SSE, F_STATES,
+    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SOURCE, F_SSE, F_STATES,
     F_TABLE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
+from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -51,7 +52,7 @@ from fade.statistics.state import (
     S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
     S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
     S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN,
-    S_MATCH_PTR, S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES,
+    S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES,
     SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
@@ -89,15 +90,7 @@ def _start_byte(tables, s, bits):
         _image_start(tables, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
-        mask = (np.int64(1) << bits) - 1
-        for k in range(parameters[P_COUNT]):
-            i = parameters[P_ACTIVE + k]
-            h = scratch[SCRATCH_HASHES + i]
-            index = (h >> 8) & mask
-            check = (h >> 40) & 0xFFFFFF
-            streams[s, S_RUN + i] = index | (check << 32)
-            entry = runs[index]
-            streams[s, S_RUN_BYTE + i] = (entry & 0xFFFF) if (entry >> 16) == check else -1
+        find_runs(streams, runs, scratch, parameters, s, bits)
 
 
 @nb.njit(**JIT)
@@ -175,34 +168,24 @@ def predict(tables, s, c0, bitpos, network):
     inputs[NETWORK_INPUT] = network
     n = FIXED_INPUTS
     count = parameters[P_COUNT]
-    runs_on = parameters[P_PARTS] & F_RUNS
+    parts = parameters[P_PARTS]
+    runs_on = parts & F_RUNS
+    quiet = 1 if parts & F_QUIET else 0  # (model 131) each context's inputs at half scale
     for k in range(count):
         i = parameters[P_ACTIVE + k]
         value = nodes[streams[s, S_SLOTS + i] * 16 + node]
-        inputs[n] = STRETCH[value >> 16]
+        inputs[n] = STRETCH[value >> 16] >> quiet
         h = (value >> 8) & 255
-        inputs[n + 1] = STRETCH[state_maps[i * 256 + h] >> 16] if h else 0
+        inputs[n + 1] = STRETCH[state_maps[i * 256 + h] >> 16] >> quiet if h else 0
         if runs_on:  # (model 3) its probability in the linear domain, after the runs below
-            inputs[FIXED_INPUTS + 3 * count + k] = (np.int64(value >> 16) - 32768) >> 6
+            inputs[FIXED_INPUTS + 3 * count + k] = (np.int64(value >> 16) - 32768) >> (6 + quiet)
         n += 2
     if runs_on:
         # Two more inputs per context (model 3): its run's prediction, and (set
         # above) its probability in the linear domain, the mixer's other
         # nonlinearity.
-        for k in range(count):
-            i = parameters[P_ACTIVE + k]
-            run = streams[s, S_RUN_BYTE + i]
-            inputs[n] = 0
-            if run >= 0:
-                predicted = (run & 255) | 256
-                if (predicted >> (8 - bitpos)) == c0:
-                    bit = (predicted >> (7 - bitpos)) & 1
-                    place = i * 64 + min(run >> 8, 15) * 2 + bit
-                    inputs[n] = STRETCH[run_map[place] >> 16]
-                else:  # the byte went another way: no prediction for its other bits
-                    streams[s, S_RUN_BYTE + i] = -1
-            n += 1
-        n += count
+        run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, quiet)
+        n += 2 * count
     if parameters[P_PARTS] & F_DNA:  # the counts of bases, an input per order (code_byte's)
         n += DNA_INPUTS
     elif parameters[P_PARTS] & F_IMAGE:  # the predictions' inputs (code_byte's)
@@ -227,7 +210,6 @@ def predict(tables, s, c0, bitpos, network):
     elif parameters[P_PARTS] & F_RECORDS and record_kept(streams, s):  # by the column
         set2 = parameters[P_RECORD_SETS] + record_set(streams, s) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
-    parts = parameters[P_PARTS]
     if parts & F_LAYERS:
         # Two more weight sets, by the last byte and by the one before, and a
         # final mixer of the four outputs, its weights chosen by c0.
@@ -341,12 +323,7 @@ def update(tables, s, c0, bitpos, bit, node):
             h = 2 | bit
         nodes[index] = np.uint32((p << 16) | (h << 8) | n)
     if parts & F_RUNS:
-        for k in range(parameters[P_COUNT]):
-            i = parameters[P_ACTIVE + k]
-            run = streams[s, S_RUN_BYTE + i]
-            if run >= 0:
-                expected = (((run & 255) | 256) >> (7 - bitpos)) & 1
-                adapt(run_map, i * 64 + min(run >> 8, 15) * 2 + expected, bit, STATE_LIMIT)
+        runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts)
     last = streams[s, S_HISTORY] & 255
     adapt(direct, last * 256 + c0, bit, COUNTER_LIMIT)
     length = streams[s, S_MATCH_LEN]
@@ -358,6 +335,8 @@ def update(tables, s, c0, bitpos, bit, node):
             streams[s, S_MATCH_LEN] = 0
     if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
         rate += (rate * 3 << 14) // ((1 << 14) + streams[s, S_POSITION])
+    if parts & F_QUIET:  # (model 131) and 1.5x, its contexts' inputs at half scale
+        rate += rate >> 1
     skip = LAZY_ERROR if parts & F_LAZY else 0
     used = scratch[7]  # the inputs the mixer used
     for k in range(2):
@@ -416,15 +395,7 @@ def end_byte(tables, s, byte, bits, match_bits):
     if parts & (F_RECORD | F_RECORDS):
         note_record(streams, recent, s, byte, parts)
     if parts & F_RUNS:
-        for k in range(parameters[P_COUNT]):
-            i = parameters[P_ACTIVE + k]
-            index = streams[s, S_RUN + i] & 0xFFFFFFFF
-            check = streams[s, S_RUN + i] >> 32
-            entry = runs[index]
-            count = 1
-            if (entry >> 16) == check and (entry & 255) == byte:
-                count = min(((entry >> 8) & 255) + 1, 255)
-            runs[index] = (check << 16) | (count << 8) | byte
+        note_runs(streams, runs, parameters, s, byte, parts)
     if parts & F_WORDS:
         note_words(followers, streams, s, byte)
     if parts & F_RECALL:

@@ -383,8 +383,9 @@ def state_arrays(config: StatisticsConfig, streams: int,
                         + (RECALL if parts & F_RECALL else 0))
                        if parts & (F_INDIRECT | F_WORDS) else 1,), np.int64),
         # F_RUNS: per context hash, the byte it saw last and how many times in a
-        # row (check << 16 | count << 8 | byte); per context, a map of (count up
-        # to 15, the bit the run expects) to the probability of a 1.
+        # row (check << 16 | count << 8 | byte; fade.statistics.runs); per
+        # context, a map of (count up to 15, the bit the run expects; with
+        # F_RUNKEYS the bit's place and a flag) to the probability of a 1.
         # F_IMAGE (no model has it with F_RUNS): the linear predictors' sums and
         # weights, per predictor and plane, then F_BLOCK's per plane and place.
         # (Kept in arrays that other kinds use: each more field of Tables
@@ -392,7 +393,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("runs", (slots if parts & F_RUNS else len(OLS_SHIFTS) * 4 * OLS_SIZE
                   + (BLOCK_CELLS * BLOCK_SIZE if parts & F_BLOCK else 0)
                   if parts & F_IMAGE else 1,), np.int64),
-        ("run_map", (MAX_CONTEXTS * 64,), np.uint32),
+        ("run_map", (MAX_CONTEXTS * 256,), np.uint32),
         ("recent", (streams if parts & (F_RECORD | F_RECORDS | F_MARKUP | F_X86MORE) else 1,
                     RECENT + (4 * MARKUP_FIELDS if parts & F_MARKUP else 0)
                     + (X86_PLACES + X86_STEPS_SEEN if parts & F_X86MORE else 0)),

@@ -1,0 +1,102 @@
+"""Each context's run (part F_RUNS, model 3 on): the byte it saw last and
+how many times in a row.
+
+A context's hash finds an entry in `Tables.runs` (check << 16 | count << 8
+| byte, and with F_RUNKEYS a flag at bit 40: the context has seen another
+byte); while the bits coded so far agree with that byte, the run predicts
+its next bit through the context's run map, a probability per run length
+(up to 15) and expected bit, and with F_RUNKEYS also per bit's place (0,
+1, 2-4, 5-7) and flag: a run that is all a context has seen is surer than
+one that broke an earlier (paq8's run and byte history; the cells here are
+chosen and measured in docs/statistics.md, "Model 131").
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.kernels import INLINE, STATE_LIMIT, STRETCH, adapt
+from fade.statistics.parts import F_RUNKEYS
+from fade.statistics.state import P_ACTIVE, P_COUNT, S_RUN, S_RUN_BYTE, SCRATCH_HASHES
+
+_CHECK = 0xFFFFFF  # the entry's check: 24 bits of the context's hash
+_SEEN = np.int64(1) << 40  # F_RUNKEYS: the context has seen another byte than its run's
+_PLACES = 0x33322210  # the bit's place, 4 bits per bit position: 0, 1, 2-4, 5-7
+
+
+@nb.njit(**INLINE)
+def find_runs(streams, runs, scratch, parameters, s, bits):
+    """Stream s's contexts' run entries for its next byte (their hashes in
+    the scratch): each entry's index, and the byte | count << 8 (| the
+    flag at bit 16) it holds for this context, -1 if none."""
+    mask = (np.int64(1) << bits) - 1
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        h = scratch[SCRATCH_HASHES + i]
+        index = (h >> 8) & mask
+        check = (h >> 40) & _CHECK
+        streams[s, S_RUN + i] = index | (check << 32)
+        entry = runs[index]
+        found = -1
+        if ((entry >> 16) & _CHECK) == check:
+            found = (entry & 0xFFFF) | (((entry >> 40) & 1) << 16)
+        streams[s, S_RUN_BYTE + i] = found
+
+
+@nb.njit(**INLINE)
+def run_cell(run, c0, bitpos, i, parts):
+    """Context i's run map cell for the next bit after the bits c0 (-1:
+    no run, or its byte went another way)."""
+    if run < 0:
+        return -1
+    predicted = (run & 255) | 256
+    if (predicted >> (8 - bitpos)) != c0:
+        return -1
+    bit = (predicted >> (7 - bitpos)) & 1
+    count = min((run >> 8) & 255, 15)
+    if parts & F_RUNKEYS:
+        place = (_PLACES >> (bitpos << 2)) & 15
+        return i * 256 + ((count * 4 + place) * 2 + ((run >> 16) & 1)) * 2 + bit
+    return i * 64 + count * 2 + bit
+
+
+@nb.njit(**INLINE)
+def run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, quiet):
+    """Each active context's run input from inputs[n] on (0 where it has none),
+    shifted right by `quiet`."""
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        cell = run_cell(streams[s, S_RUN_BYTE + i], c0, bitpos, i, parts)
+        inputs[n + k] = STRETCH[run_map[cell] >> 16] >> quiet if cell >= 0 else 0
+
+
+@nb.njit(**INLINE)
+def runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts):
+    """Each run map cell that predicted learns the bit."""
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        cell = run_cell(streams[s, S_RUN_BYTE + i], c0, bitpos, i, parts)
+        if cell >= 0:
+            adapt(run_map, cell, bit, STATE_LIMIT)
+
+
+@nb.njit(**INLINE)
+def note_runs(streams, runs, parameters, s, byte, parts):
+    """Stream s's contexts' runs after `byte`: one longer where it was the
+    run's byte, else a new run of it (with F_RUNKEYS, flagged as having seen
+    another byte when its context had)."""
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        index = streams[s, S_RUN + i] & 0xFFFFFFFF
+        check = streams[s, S_RUN + i] >> 32
+        entry = runs[index]
+        count = 1
+        seen = np.int64(0)
+        if ((entry >> 16) & _CHECK) == check:
+            if (entry & 255) == byte:
+                count = min(((entry >> 8) & 255) + 1, 255)
+                seen = entry & _SEEN
+            elif parts & F_RUNKEYS:
+                seen = _SEEN
+        runs[index] = (check << 16) | (count << 8) | byte | seen
