@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 
 from fade.errors import FadeError
-from fade.statistics.models import MODELS, for_kind, level_model
+from fade.statistics.choice import for_kind, level_model
+from fade.statistics.models import MODELS
 from fade.statistics.state import state_bytes
 
 
@@ -227,8 +228,9 @@ class StatisticsConfig:
     default's for text, are 73 and 77 with a second final mixer; 116 to 127,
     the default's and max's for images and raw pixels, are 78 to 81, 94 to
     97 and 100 to 103 with the same, 128 and 129 are 54 and 55 with the
-    same, 130, max's for audio, is 128 at max, and 131, max's for text, is
-    104 with its contexts' inputs quieter and its runs' maps finer."""
+    same, 130, max's for audio, is 128 at max, 131 is 104 with its
+    contexts' inputs quieter and its runs' maps finer, and 132, max's for
+    text, is 131 with thirteen more contexts of the text around the byte."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -248,9 +250,9 @@ class StatisticsConfig:
         "table", "markup", "log", "dna", "x86", "audio", "image", "pixels", each of
         those two with "-green" or "-green-swap", or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
-        (fade.statistics.models.for_kind; the table in docs/statistics.md, "The
+        (fade.statistics.choice.for_kind; the table in docs/statistics.md, "The
         models"). Levels fast, default and max code text with models 0, 105 and
-        131, and bytes of no other kind with 19, 107 and 106, which add the
+        132, and bytes of no other kind with 19, 107 and 106, which add the
         contexts that pay on machine code, records and images and cost text
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
         delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
@@ -337,13 +339,13 @@ LEVELS: dict[str, Level] = {
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 131 for text
+    # The best ratio: the default network with statistics model 132 for text
     # (model 106 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts, two
     # more weight sets, the bytes at fixed distances back and a second final
-    # mixer, in tables of up to 1 GiB; 131 adds bit-history states,
-    # word, line-length and recalled-letter contexts, three more APMs, a
-    # second final mixer, quieter context inputs and finer run maps),
+    # mixer, in tables of up to 1 GiB; 132 adds bit-history states,
+    # word, line-length, recalled-letter and text contexts, three more APMs,
+    # a second final mixer, quieter context inputs and finer run maps),
     # mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),

@@ -209,8 +209,11 @@ ARCHIVES = {
     # With a second final mixer, by the text around the bit: model 104 (asked
     # for by number since model 131).
     "statistics-max104": (TEXT, dict(level="max", method="statistics", statistics_model=104)),
-    # With its contexts' inputs quieter and its runs' maps finer: model 131.
-    "statistics-max131": (TEXT, dict(level="max", method="statistics")),
+    # With its contexts' inputs quieter and its runs' maps finer: model 131
+    # (asked for by number since model 132).
+    "statistics-max131": (TEXT, dict(level="max", method="statistics", statistics_model=131)),
+    # With thirteen more contexts of the text around the byte: model 132.
+    "statistics-max132": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
     "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),

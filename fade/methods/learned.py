@@ -20,7 +20,7 @@ from fade.format.binary import U32, U64, layout, sealed
 from fade.format.headers import READABLE_VERSIONS, Header, sha256
 from fade.format.legacy import fixed_fields
 from fade.lockstep import Layout
-from fade.statistics.models import model_level
+from fade.statistics.choice import model_level
 
 
 def _offset(fields: list[tuple[str, str]], name: str) -> int:

@@ -21,7 +21,7 @@ from fade.format.headers import StatisticsHeader
 from fade.format.legacy import statistics_fields
 from fade.methods.compact import read_head
 from fade.race import check_memory
-from fade.statistics.models import model_level
+from fade.statistics.choice import model_level
 
 _TABLE = {version: layout(statistics_fields(version)) for version in (7, 8)}
 # The bit coder gives a bit at least 1/65536 of its range: at most 16 bits a

@@ -6,7 +6,7 @@ what it adds in words. The archive records a model by its number (its
 index), so an entry never changes or goes: older archives must decode.
 From this table come the header's limit on the model field
 (fade.config.STATISTICS_LIMITS), each level's model for each kind of bytes
-(level_model, for_kind), the table sizes (StatisticsConfig.sized), the
+(fade.statistics.choice), the table sizes (StatisticsConfig.sized), the
 names in `fade -l`, the table in docs/statistics.md (`python -m
 fade.statistics.listing`; a test compares) and the tests' models. Adding a
 model: one entry here and the parts it names (with their kernels, if new).
@@ -22,7 +22,7 @@ from fade.statistics.parts import (
     F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
     F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
     F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT, F_QUIET,
-    F_RUNKEYS)
+    F_RUNKEYS, F_TEXT)
 
 
 @dataclass(frozen=True)
@@ -558,43 +558,17 @@ MODELS += (replace(MODELS[128], base=128, level="max", use=MODELS[129].use,
 MODELS += (replace(MODELS[104], parts=MODELS[104].parts | F_QUIET | F_RUNKEYS, base=104, adds=(
     "each context's inputs at half scale, the first layer's weight sets at 1.5x the rate; each "
     "run map by the bit's place and whether the context saw another byte")),)
+# And with thirteen more contexts of the text around the byte (docs/statistics.md, "Model 132").
+MODELS += (replace(MODELS[131], parts=MODELS[131].parts | F_TEXT, base=131, adds=(
+    "thirteen contexts of the text around the byte: the last letters and digits whatever lies "
+    "between them, the bytes' groups, the column, the word's shape and case, the words before "
+    "with the gap, the bytes above")),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
-    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,))) for k, base in enumerate(bases)}
+    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,)), (132, (131,)))
+          for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
                        "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (
                            79, 81, 55, 129) else "") + f"; model {_SINCE[number]} since)")
                if number in _SINCE else model for number, model in enumerate(MODELS))
 MODEL_PARTS = tuple(model.parts for model in MODELS)
-
-
-def level_model(level: str, kind: str) -> int | None:
-    """The model `level` codes bytes of `kind` (fade.race.Screen.kind:
-    "text", "table", "dna", "binary") with alone today: the one for that kind,
-    else its model for any bytes, if the table has one."""
-    found = None
-    for number, model in enumerate(MODELS):
-        if model.current and model.level == level:
-            if model.kind == kind:
-                return number
-            if model.kind is None and found is None:
-                found = number
-    return found
-
-
-def for_kind(number: int, kind: str) -> int:
-    """The model that codes bytes of `kind` where model `number` is its
-    level's model for text or for any bytes today; else `number`."""
-    if not 0 <= number < len(MODELS):
-        return number
-    model = MODELS[number]
-    if not model.current or model.kind not in ("text", None):
-        return number
-    found = level_model(model.level, kind)
-    return number if found is None else found
-
-
-def model_level(number: int) -> str | None:
-    """The level that writes (or wrote) model `number`; None for a number
-    outside the table."""
-    return MODELS[number].level if 0 <= number < len(MODELS) else None
 

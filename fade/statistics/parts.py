@@ -134,7 +134,14 @@ DISTANT_MASKS = (0b10, 0b100, 0b100000,  # bytes 2, 3 and 6 back
                  0b101000000, 0b110000000, 0b1010000000,  # 7 and 9, 8 and 9, 8 and 10
                  0b10101, 0b101010)  # 1, 3 and 5; 2, 4 and 6
 DISTANT = MARKUP_SOURCE + 1
-MAX_CONTEXTS = DISTANT + len(DISTANT_MASKS)
+# Model 132's (text at max, fade.statistics.words.text_contexts): thirteen
+# more of the text around the byte, as paq8's word model has them: the last
+# letters and digits whatever lies between them, the bytes' groups (letter,
+# capital, digit, any other byte itself), the column, the word's shape and
+# case, the words before with the gap between, the bytes above.
+TEXT = DISTANT + len(DISTANT_MASKS)
+TEXT_CONTEXTS = 13
+MAX_CONTEXTS = TEXT + TEXT_CONTEXTS
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -244,6 +251,8 @@ F_QUIET = 1 << 46
 # RUNKEYS (with RUNS): each context's run map by the bit's place and whether
 # the context has seen another byte than its run's (fade.statistics.runs).
 F_RUNKEYS = 1 << 47
+# TEXT (with WORDS): the thirteen text contexts of model 132 (TEXT on).
+F_TEXT = 1 << 48
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -262,7 +271,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
-              F_RUNKEYS: "F_RUNKEYS"}
+              F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -286,7 +295,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (MARKUP_LOW, F_FIELD_ORDERS), (MARKUP_HIGH, F_FIELD_ORDERS),
                      (MARKUP_ONE, F_FIELD_ORDER1), (WORD_RECALL, F_RECALL),
                      (MARKUP_SOURCE, F_SOURCE),
-                     *((DISTANT + k, F_DISTANT) for k in range(len(DISTANT_MASKS))))
+                     *((DISTANT + k, F_DISTANT) for k in range(len(DISTANT_MASKS))),
+                     *((TEXT + k, F_TEXT) for k in range(TEXT_CONTEXTS)))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -146,7 +146,8 @@ FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two 
 # contexts (no model has both), and F_DNA's. Image models have fewer (2 of
 # the shared and 18 image contexts, two inputs each, and IMAGE_INPUTS). A
 # weight set is a row this long: longer rows for all slowed text 5-9%.
-INPUTS = 4 * IMAGE + FIXED_INPUTS + DNA_INPUTS
+INPUTS = max(4 * IMAGE + FIXED_INPUTS + DNA_INPUTS, *(
+    FIXED_INPUTS + 4 * len(active_contexts(parts, True)[0]) for parts in MODEL_PARTS))
 assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS
 # ... and every other model's inputs (keyed, the most): four per context with F_RUNS.
 assert all(FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active_contexts(parts, True)[0]) +

@@ -1,0 +1,134 @@
+"""Thirteen more contexts of the text around the byte (part F_TEXT, model 132).
+
+Beside the word contexts (fade.statistics.words), these read the text as
+paq8's word model does, looking past what separates words: the last five
+letters and digits (lower-cased) whatever bytes lie between them, alone,
+the last three with the last byte, and with the word before; the bytes'
+groups (a small letter, a capital, a digit, a byte of 128 or more by its
+top two bits, any other byte itself: the punctuation kept, the letters
+merged), of the last six bytes, of the last four with the last byte, of
+the last two with those two bytes; the column (up to 255) with the last
+byte; the current word's shape (its last eight letters, each an e, another
+vowel, a y or a consonant) with the last byte and the word's length; the
+current word with the word before and the gap since it, and the gap with
+the two words before (where a phrase goes on after a comma or a line's
+end); the line's first byte with the column (up to 63) and the last byte's
+group; the two bytes above (in the line above, at this column and the
+next) with the last byte; and the current word with its case (no capitals,
+only the first, more) and its length (up to 3). The ideas are those of
+paq8's word model (Mahoney, and paq8px's authors); these contexts are
+chosen and written here, and measured together (docs/statistics.md,
+"Model 132"). The word state they read is kept by F_WORDS, which F_TEXT
+needs.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.parts import TEXT
+from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION, S_W_GAP,
+                                   S_WORD, S_WORD2, S_WORD3, SCRATCH_HASHES)
+
+_SPREAD = 0x3A8F05C5  # odd multipliers that spread one hash before another is added
+_MIX = 0x2F0F3A55
+_LOOK_BACK = 48  # bytes read back for the last letters and digits and the word's shape
+
+
+@nb.njit(**INLINE)
+def _group(c):
+    """A byte's group: 97 for a small letter, 65 a capital, 48 a digit, 128
+    + its top two bits for one of 128 or more, any other byte itself."""
+    if 97 <= c <= 122:
+        return 97
+    if 65 <= c <= 90:
+        return 65
+    if 48 <= c <= 57:
+        return 48
+    if c >= 128:
+        return 128 + (c >> 6)
+    return c
+
+
+@nb.njit(**INLINE)
+def _letter_shape(c):
+    """A letter's place in a word's shape: 1 for e, 2 another vowel, 3 y, 4 a consonant."""
+    lower = c | 32
+    if lower == 101:
+        return 1
+    if lower == 97 or lower == 105 or lower == 111 or lower == 117:
+        return 2
+    return 3 if lower == 121 else 4
+
+
+@nb.njit(**INLINE)
+def _read_back(buffer, start, position):
+    """From the bytes before `position`: the last five letters and digits
+    (lower-cased, the nearest lowest), and of the current word (the letters
+    just before; none after a byte that is not a letter) its shape (its last
+    eight letters, base 5, the nearest lowest), its letters and its capitals."""
+    text = np.int64(0)
+    found = 0
+    shape = np.int64(0)
+    in_word = True
+    letters = 0
+    capitals = 0
+    k = 1
+    while k <= _LOOK_BACK and position - k >= 0 and (found < 5 or in_word):
+        c = np.int64(buffer[start + position - k])
+        letter = 97 <= (c | 32) <= 122
+        if found < 5 and (letter or 48 <= c <= 57):
+            text = (text << 8) | (c | 32 if c >= 65 else c)
+            found += 1
+        if in_word:
+            if letter:
+                letters += 1
+                if c < 97:
+                    capitals += 1
+                if letters <= 8:
+                    shape = shape * 5 + _letter_shape(c)
+            else:
+                in_word = False
+        k += 1
+    return text, shape, letters, capitals
+
+
+@nb.njit(**INLINE)
+def text_contexts(scratch, streams, buffer, s):
+    """Hash stream s's thirteen text contexts for its next byte into the scratch."""
+    history = streams[s, S_HISTORY]
+    position = streams[s, S_POSITION]
+    start = streams[s, S_BASE]
+    last = history & 255
+    word = streams[s, S_WORD]
+    before = streams[s, S_WORD2]
+    gap = streams[s, S_W_GAP]
+    text, shape, letters, capitals = _read_back(buffer, start, position)
+    groups = np.int64(0)
+    for b in range(6):
+        groups = (groups << 8) | _group((history >> (8 * b)) & 255)
+    line = streams[s, S_LINE]
+    column = position - line
+    first = np.int64(buffer[start + line]) if line < position else 0
+    above = np.int64(0)
+    next_above = np.int64(0)
+    if line > 0 and streams[s, S_ABOVE] + column + 1 < line:
+        above = np.int64(buffer[start + streams[s, S_ABOVE] + column])
+        next_above = np.int64(buffer[start + streams[s, S_ABOVE] + column + 1])
+    case = 0 if capitals == 0 else (1 if capitals == 1 and letters > 1 else 2)
+    at = SCRATCH_HASHES + TEXT
+    scratch[at] = context_hash(text, 300)
+    scratch[at + 1] = context_hash(((text & 0xFFFFFF) << 8) | last, 301)
+    scratch[at + 2] = context_hash(groups, 302)
+    scratch[at + 3] = context_hash(((groups & 0xFFFFFFFF) << 8) | last, 303)
+    scratch[at + 4] = context_hash((min(column, 255) << 8) | last, 304)
+    scratch[at + 5] = context_hash((shape * 256 + last) * 16 + min(letters, 15), 305)
+    scratch[at + 6] = context_hash((word + before * _SPREAD) * _MIX + gap, 306)
+    scratch[at + 7] = context_hash((gap * _SPREAD + before) * _MIX + streams[s, S_WORD3], 307)
+    scratch[at + 8] = context_hash(text * _SPREAD + before, 308)
+    scratch[at + 9] = context_hash(((groups & 0xFFFF) << 16) | (history & 0xFFFF), 309)
+    scratch[at + 10] = context_hash((first << 16) | (min(column, 63) << 8) | _group(last), 310)
+    scratch[at + 11] = context_hash((above << 16) | (next_above << 8) | last, 311)
+    scratch[at + 12] = context_hash(word * 16 + case * 4 + min(letters, 3), 312)
