@@ -229,8 +229,9 @@ class StatisticsConfig:
     the default's and max's for images and raw pixels, are 78 to 81, 94 to
     97 and 100 to 103 with the same, 128 and 129 are 54 and 55 with the
     same, 130, max's for audio, is 128 at max, 131 is 104 with its
-    contexts' inputs quieter and its runs' maps finer, and 132, max's for
-    text, is 131 with thirteen more contexts of the text around the byte."""
+    contexts' inputs quieter and its runs' maps finer, 132 is 131 with
+    thirteen more contexts of the text around the byte, and 133, max's for
+    text, is 132 with thirteen more."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -252,7 +253,7 @@ class StatisticsConfig:
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.choice.for_kind; the table in docs/statistics.md, "The
         models"). Levels fast, default and max code text with models 0, 105 and
-        132, and bytes of no other kind with 19, 107 and 106, which add the
+        133, and bytes of no other kind with 19, 107 and 106, which add the
         contexts that pay on machine code, records and images and cost text
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
         delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
@@ -339,11 +340,11 @@ LEVELS: dict[str, Level] = {
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 132 for text
+    # The best ratio: the default network with statistics model 133 for text
     # (model 106 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts, two
     # more weight sets, the bytes at fixed distances back and a second final
-    # mixer, in tables of up to 1 GiB; 132 adds bit-history states,
+    # mixer, in tables of up to 1 GiB; 133 adds bit-history states,
     # word, line-length, recalled-letter and text contexts, three more APMs,
     # a second final mixer, quieter context inputs and finer run maps),
     # mixed or, where the network cannot help, alone in file order.

@@ -212,8 +212,11 @@ ARCHIVES = {
     # With its contexts' inputs quieter and its runs' maps finer: model 131
     # (asked for by number since model 132).
     "statistics-max131": (TEXT, dict(level="max", method="statistics", statistics_model=131)),
-    # With thirteen more contexts of the text around the byte: model 132.
-    "statistics-max132": (TEXT, dict(level="max", method="statistics")),
+    # With thirteen more contexts of the text around the byte: model 132
+    # (asked for by number since model 133).
+    "statistics-max132": (TEXT, dict(level="max", method="statistics", statistics_model=132)),
+    # With thirteen more again: model 133.
+    "statistics-max133": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
     "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),

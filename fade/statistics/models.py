@@ -22,7 +22,7 @@ from fade.statistics.parts import (
     F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
     F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
     F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT, F_QUIET,
-    F_RUNKEYS, F_TEXT)
+    F_RUNKEYS, F_TEXT, F_TEXT2)
 
 
 @dataclass(frozen=True)
@@ -563,8 +563,12 @@ MODELS += (replace(MODELS[131], parts=MODELS[131].parts | F_TEXT, base=131, adds
     "thirteen contexts of the text around the byte: the last letters and digits whatever lies "
     "between them, the bytes' groups, the column, the word's shape and case, the words before "
     "with the gap, the bytes above")),)
+MODELS += (replace(MODELS[132], parts=MODELS[132].parts | F_TEXT2, base=132, adds=(
+    "thirteen more: the line's bytes so far (orders 0 and 1), its first byte and first word, the "
+    "word in its KiB, the last bytes' kinds, the column with the kinds, a space or the line "
+    "above's length, the words before, the last letters and digits with the last bytes")),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
-    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,)), (132, (131,)))
+    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,)), (132, (131,)), (133, (132,)))
           for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
                        "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (

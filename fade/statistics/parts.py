@@ -141,7 +141,12 @@ DISTANT = MARKUP_SOURCE + 1
 # case, the words before with the gap between, the bytes above.
 TEXT = DISTANT + len(DISTANT_MASKS)
 TEXT_CONTEXTS = 13
-MAX_CONTEXTS = TEXT + TEXT_CONTEXTS
+# Model 133's (with F_TEXT): thirteen more, the line's bytes so far (orders 0
+# and 1), its first byte and first word, the word in its KiB, the kinds of
+# the last bytes, the column with the kinds, a space or the line above's
+# length, the words before, the last letters and digits with the last bytes.
+TEXT2 = TEXT + TEXT_CONTEXTS
+MAX_CONTEXTS = TEXT2 + TEXT_CONTEXTS
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -251,8 +256,9 @@ F_QUIET = 1 << 46
 # RUNKEYS (with RUNS): each context's run map by the bit's place and whether
 # the context has seen another byte than its run's (fade.statistics.runs).
 F_RUNKEYS = 1 << 47
-# TEXT (with WORDS): the thirteen text contexts of model 132 (TEXT on).
-F_TEXT = 1 << 48
+# TEXT (with WORDS): the thirteen text contexts of model 132 (TEXT on);
+# TEXT2 (with TEXT): model 133's thirteen more (TEXT2 on).
+F_TEXT, F_TEXT2 = 1 << 48, 1 << 49
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -271,7 +277,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
-              F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT"}
+              F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -296,7 +302,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (MARKUP_ONE, F_FIELD_ORDER1), (WORD_RECALL, F_RECALL),
                      (MARKUP_SOURCE, F_SOURCE),
                      *((DISTANT + k, F_DISTANT) for k in range(len(DISTANT_MASKS))),
-                     *((TEXT + k, F_TEXT) for k in range(TEXT_CONTEXTS)))
+                     *((TEXT + k, F_TEXT) for k in range(TEXT_CONTEXTS)),
+                     *((TEXT2 + k, F_TEXT2) for k in range(TEXT_CONTEXTS)))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

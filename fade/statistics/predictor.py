@@ -88,7 +88,7 @@ def _start_byte(tables, s, bits):
     if parts & F_RECALL:
         recall_context(scratch, streams, tables.followers, s)
     if parts & F_TEXT:
-        text_contexts(scratch, streams, buffer, s)
+        text_contexts(scratch, streams, buffer, s, parts)
     if parts & F_IMAGE:
         _image_start(tables, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)

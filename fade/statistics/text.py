@@ -3,7 +3,8 @@
 Beside the word contexts (fade.statistics.words), these read the text as
 paq8's word model does, looking past what separates words: the last five
 letters and digits (lower-cased) whatever bytes lie between them, alone,
-the last three with the last byte, and with the word before; the bytes'
+the three before the last two (the third to fifth last) with the last
+byte, and all five with the word before; the bytes'
 groups (a small letter, a capital, a digit, a byte of 128 or more by its
 top two bits, any other byte itself: the punctuation kept, the letters
 merged), of the last six bytes, of the last four with the last byte, of
@@ -19,7 +20,15 @@ only the first, more) and its length (up to 3). The ideas are those of
 paq8's word model (Mahoney, and paq8px's authors); these contexts are
 chosen and written here, and measured together (docs/statistics.md,
 "Model 132"). The word state they read is kept by F_WORDS, which F_TEXT
-needs.
+needs. With F_TEXT2 (model 133), thirteen more: the line's bytes so far
+(its place alone, and with the last byte: orders 0 and 1 within the line),
+its first byte and its first word with the last byte, the current word
+with the KiB it is in, the kinds of the last sixteen bytes (letter, digit,
+space, other), of the last twelve with the last two bytes, the column
+with the last four kinds, with whether the last byte is a space and with
+the line above's length, the current word with the word two back and the
+gap, the last four letters and digits with the last two bytes, and the
+two words before with the last byte ("Model 133").
 """
 
 from __future__ import annotations
@@ -28,9 +37,9 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, context_hash
-from fade.statistics.parts import TEXT
+from fade.statistics.parts import F_TEXT2, TEXT, TEXT2
 from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION, S_W_GAP,
-                                   S_WORD, S_WORD2, S_WORD3, SCRATCH_HASHES)
+                                   S_W_KINDS, S_W_LINE, S_WORD, S_WORD2, S_WORD3, SCRATCH_HASHES)
 
 _SPREAD = 0x3A8F05C5  # odd multipliers that spread one hash before another is added
 _MIX = 0x2F0F3A55
@@ -66,10 +75,12 @@ def _letter_shape(c):
 @nb.njit(**INLINE)
 def _read_back(buffer, start, position):
     """From the bytes before `position`: the last five letters and digits
-    (lower-cased, the nearest lowest), and of the current word (the letters
-    just before; none after a byte that is not a letter) its shape (its last
-    eight letters, base 5, the nearest lowest), its letters and its capitals."""
+    (lower-cased, a byte each, the nearest highest) and the last four, and
+    of the current word (the letters just before; none after a byte that is
+    not a letter) its shape (its last eight letters, base 5, the nearest
+    highest), its letters and its capitals."""
     text = np.int64(0)
+    four = np.int64(-1)
     found = 0
     shape = np.int64(0)
     in_word = True
@@ -82,6 +93,8 @@ def _read_back(buffer, start, position):
         if found < 5 and (letter or 48 <= c <= 57):
             text = (text << 8) | (c | 32 if c >= 65 else c)
             found += 1
+            if found == 4:
+                four = text
         if in_word:
             if letter:
                 letters += 1
@@ -92,12 +105,13 @@ def _read_back(buffer, start, position):
             else:
                 in_word = False
         k += 1
-    return text, shape, letters, capitals
+    return text, four if four >= 0 else text, shape, letters, capitals
 
 
 @nb.njit(**INLINE)
-def text_contexts(scratch, streams, buffer, s):
-    """Hash stream s's thirteen text contexts for its next byte into the scratch."""
+def text_contexts(scratch, streams, buffer, s, parts):
+    """Hash stream s's thirteen text contexts for its next byte into the
+    scratch, and with F_TEXT2 thirteen more."""
     history = streams[s, S_HISTORY]
     position = streams[s, S_POSITION]
     start = streams[s, S_BASE]
@@ -105,7 +119,7 @@ def text_contexts(scratch, streams, buffer, s):
     word = streams[s, S_WORD]
     before = streams[s, S_WORD2]
     gap = streams[s, S_W_GAP]
-    text, shape, letters, capitals = _read_back(buffer, start, position)
+    text, four, shape, letters, capitals = _read_back(buffer, start, position)
     groups = np.int64(0)
     for b in range(6):
         groups = (groups << 8) | _group((history >> (8 * b)) & 255)
@@ -132,3 +146,31 @@ def text_contexts(scratch, streams, buffer, s):
     scratch[at + 10] = context_hash((first << 16) | (min(column, 63) << 8) | _group(last), 310)
     scratch[at + 11] = context_hash((above << 16) | (next_above << 8) | last, 311)
     scratch[at + 12] = context_hash(word * 16 + case * 4 + min(letters, 3), 312)
+    if parts & F_TEXT2:
+        _more_contexts(scratch, streams, s, history, position, line, first, four)
+
+
+@nb.njit(**INLINE)
+def _more_contexts(scratch, streams, s, history, position, line, first, four):
+    """F_TEXT2: hash stream s's thirteen further text contexts into the scratch."""
+    last = history & 255
+    word = streams[s, S_WORD]
+    kinds = streams[s, S_W_KINDS]
+    column = min(position - line, 255)
+    above = min(line - streams[s, S_ABOVE], 255) if line > 0 else 0
+    at = SCRATCH_HASHES + TEXT2
+    scratch[at] = context_hash(line + 1, 400)
+    scratch[at + 1] = context_hash((line + 1) * 256 + last, 401)
+    scratch[at + 2] = context_hash(first * 256 + last, 402)
+    scratch[at + 3] = context_hash(streams[s, S_W_LINE] * 256 + last, 403)
+    scratch[at + 4] = context_hash(word * _SPREAD + (position >> 10), 404)
+    scratch[at + 5] = context_hash(kinds & 0xFFFFFFFF, 405)
+    scratch[at + 6] = context_hash(((kinds & 0xFFFFFF) << 16) | (history & 0xFFFF), 406)
+    scratch[at + 7] = context_hash((column << 8) | (kinds & 0xFF), 407)
+    scratch[at + 8] = context_hash((column << 1) | (1 if last == 32 else 0), 408)
+    scratch[at + 9] = context_hash((column << 8) | above, 409)
+    scratch[at + 10] = context_hash(
+        (word + streams[s, S_WORD3] * _SPREAD) * _MIX + streams[s, S_W_GAP], 410)
+    scratch[at + 11] = context_hash((four << 16) | (history & 0xFFFF), 411)
+    scratch[at + 12] = context_hash(
+        ((streams[s, S_WORD2] * _SPREAD + streams[s, S_WORD3]) << 8) | last, 412)
