@@ -134,7 +134,7 @@ DISTANT_MASKS = (0b10, 0b100, 0b100000,  # bytes 2, 3 and 6 back
                  0b101000000, 0b110000000, 0b1010000000,  # 7 and 9, 8 and 9, 8 and 10
                  0b10101, 0b101010)  # 1, 3 and 5; 2, 4 and 6
 DISTANT = MARKUP_SOURCE + 1
-# Model 132's (text at max, fade.statistics.words.text_contexts): thirteen
+# Model 132's (text at max, fade.statistics.text): thirteen
 # more of the text around the byte, as paq8's word model has them: the last
 # letters and digits whatever lies between them, the bytes' groups (letter,
 # capital, digit, any other byte itself), the column, the word's shape and

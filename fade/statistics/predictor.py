@@ -30,8 +30,8 @@ from fade.statistics.kernels import (
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
-    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SOURCE, F_SSE, F_STATES,
-    F_TABLE, F_TEXT, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
+    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SOURCE, F_SSE,
+    F_STATES, F_TABLE, F_TEXT, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
 from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
 from fade.statistics.text import text_contexts
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,

@@ -181,7 +181,7 @@ S_LINE = S_FOUND + 3  # where the current line starts (model 2)
 S_ABOVE = S_FOUND + 4  # where the line before it starts
 S_WORDLEN = S_FOUND + 5  # letters in the current word (model 2)
 S_RUN = S_FOUND + 6  # F_RUNS: each context's run entry index
-S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # and its predicted byte | count << 8 (-1: none)
+S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # and its byte | count << 8 | flag << 16 (-1: none)
 S_RECORD = S_RUN_BYTE + MAX_CONTEXTS  # F_RECORD: the record length found (0: none)
 S_RECORD_SEEN = S_RECORD + 1  # a distance << 16 | how many repeats in a row agreed on it
 # F_TABLE (fade.statistics.tables): the delimiter found (0: none); the field's
