@@ -211,58 +211,29 @@ def test_a_second_final_mixer_makes_text_smaller():
         assert len(coded(book, model)) < 0.998 * len(coded(book, base)), model
 
 
-def test_quieter_context_inputs_make_text_smaller():
-    """Model 131 (max's 104 with F_QUIET, each context's inputs at half
-    scale and the first layer's weight sets at 1.5x the rate, and
-    F_RUNKEYS, each run map by the bit's place and whether its context saw
-    another byte) on a book's first 120 KB (measured -0.71%) and on 64 KB
-    of log lines (-0.15%; docs/statistics.md, "Model 131"); the same parts
-    as 104 but for those two."""
-    from fade.statistics.parts import F_QUIET, F_RUNKEYS
-    def coded(data, model):
-        return statistics.encode_file(data, StatisticsConfig(model=model).sized(len(data)))
-    assert statistics.MODELS[131].parts == statistics.MODELS[104].parts | F_QUIET | F_RUNKEYS
-    book = corpus_file("lcet10.txt").read_bytes()[:120_000]
-    assert len(coded(book, 131)) < 0.995 * len(coded(book, 104))
-    log = corpus_file("dpkg.log").read_bytes()
-    assert len(coded(log, 131)) <= len(coded(log, 104))
-
-
-def test_thirteen_text_contexts_make_text_smaller():
-    """Model 132 (max's 131 with F_TEXT, thirteen contexts of the text
-    around the byte: the last letters and digits whatever lies between
-    them, the bytes' groups, the column, the word's shape and case, the
-    words before with the gap, the bytes above) on a book's first 120 KB
-    (measured -0.37%), 64 KB of log lines (-2.4%) and of Wikipedia's markup
-    (-0.53%; docs/statistics.md, "Model 132"); the same parts as 131 but
-    for F_TEXT."""
-    from fade.statistics.parts import F_TEXT
-    def coded(data, model):
-        return statistics.encode_file(data, StatisticsConfig(model=model).sized(len(data)))
-    assert statistics.MODELS[132].parts == statistics.MODELS[131].parts | F_TEXT
-    book = corpus_file("lcet10.txt").read_bytes()[:120_000]
-    assert len(coded(book, 132)) < 0.998 * len(coded(book, 131))
-    for name, margin in (("dpkg.log", 0.985), ("enwik6", 0.997)):
-        data = corpus_file(name).read_bytes()[:65_536]
-        assert len(coded(data, 132)) < margin * len(coded(data, 131)), name
-
-
-def test_thirteen_more_text_contexts_make_text_smaller():
-    """Model 133 (max's 132 with F_TEXT2, thirteen more text contexts: the
-    line's bytes so far, its first byte and word, the word in its KiB, the
-    last bytes' kinds, the column, the words before, the last letters and
-    digits with the last bytes) on 64 KB of log lines (measured -1.2%) and
-    of Wikipedia's markup (-0.12%), and no larger on a book's first 120 KB
-    (-0.05%; docs/statistics.md, "Model 133"); 132's parts and F_TEXT2."""
-    from fade.statistics.parts import F_TEXT2
-    def coded(data, model):
-        return statistics.encode_file(data, StatisticsConfig(model=model).sized(len(data)))
-    assert statistics.MODELS[133].parts == statistics.MODELS[132].parts | F_TEXT2
-    book = corpus_file("lcet10.txt").read_bytes()[:120_000]
-    assert len(coded(book, 133)) <= len(coded(book, 132))
-    for name, margin in (("dpkg.log", 0.995), ("enwik6", 0.9995)):
-        data = corpus_file(name).read_bytes()[:65_536]
-        assert len(coded(data, 133)) < margin * len(coded(data, 132)), name
+def test_max_text_models_131_to_133_each_pay():
+    """Models 131 to 133, each on the one before: 131 is max's 104 with
+    F_QUIET (each context's inputs at half scale, the first layer's weight
+    sets at 1.5x the rate) and F_RUNKEYS (each run map by the bit's place and
+    whether its context saw another byte); 132 adds F_TEXT (thirteen
+    contexts of the text around the byte), 133 F_TEXT2 (thirteen more).
+    Measured on a book's first 120 KB: -0.71%, -0.37%, -0.05%; on 64 KB of
+    log lines: -0.15%, -2.4%, -1.2%; on 64 KB of Wikipedia's markup (132 and
+    133): -0.53%, -0.12% (docs/statistics.md, "Model 131" to "Model 133")."""
+    from fade.statistics.parts import F_QUIET, F_RUNKEYS, F_TEXT, F_TEXT2
+    models = statistics.MODELS
+    assert models[131].parts == models[104].parts | F_QUIET | F_RUNKEYS
+    assert models[132].parts == models[131].parts | F_TEXT
+    assert models[133].parts == models[132].parts | F_TEXT2
+    def sizes(data, numbers):
+        return [len(statistics.encode_file(data, StatisticsConfig(model=m).sized(len(data))))
+                for m in numbers]
+    book = sizes(corpus_file("lcet10.txt").read_bytes()[:120_000], (104, 131, 132, 133))
+    assert book[1] < 0.995 * book[0] and book[2] < 0.998 * book[1] and book[3] <= book[2]
+    log = sizes(corpus_file("dpkg.log").read_bytes()[:65_536], (104, 131, 132, 133))
+    assert log[1] <= log[0] and log[2] < 0.985 * log[1] and log[3] < 0.995 * log[2]
+    wiki = sizes(corpus_file("enwik6").read_bytes()[:65_536], (131, 132, 133))
+    assert wiki[1] < 0.997 * wiki[0] and wiki[2] < 0.9995 * wiki[1]
 
 
 def test_model_3_is_smaller_on_binary_records_and_no_larger_on_text():
