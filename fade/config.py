@@ -230,8 +230,9 @@ class StatisticsConfig:
     97 and 100 to 103 with the same, 128 and 129 are 54 and 55 with the
     same, 130, max's for audio, is 128 at max, 131 is 104 with its
     contexts' inputs quieter and its runs' maps finer, 132 is 131 with
-    thirteen more contexts of the text around the byte, and 133, max's for
-    text, is 132 with thirteen more."""
+    thirteen more contexts of the text around the byte, 133, max's for
+    text, is 132 with thirteen more, and 134, the default's for text, is 105
+    with 132's contexts and 131's quieter inputs."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -252,7 +253,7 @@ class StatisticsConfig:
         those two with "-green" or "-green-swap", or "binary"): a level's model
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.choice.for_kind; the table in docs/statistics.md, "The
-        models"). Levels fast, default and max code text with models 0, 105 and
+        models"). Levels fast, default and max code text with models 0, 134 and
         133, and bytes of no other kind with 19, 107 and 106, which add the
         contexts that pay on machine code, records and images and cost text
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
@@ -331,11 +332,11 @@ LEVELS: dict[str, Level] = {
     # statistics, with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22,
                                    model=level_model("fast", "text")), None),
-    # Statistics alone in file order, model 105 (for_kind: another for tables,
+    # Statistics alone in file order, model 134 (for_kind: another for tables,
     # nucleotides, x86 code, other bytes), or the size floor where smaller:
     # archives that decode with fade alone on any CPU, at the statistics'
     # speed. Asked for a network
-    # (--preset, --method fade, --floats), the default network and model 105
+    # (--preset, --method fade, --floats), the default network and model 134
     # mixed bit by bit (fade 0.10's default hybrid, with model 1).
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),

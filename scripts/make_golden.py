@@ -280,8 +280,13 @@ ARCHIVES = {
     # (asked for by number since model 105).
     "statistics-default77": (TEXT, dict(level="default", method="statistics",
                                         statistics_model=77)),
-    # With a second final mixer, by the text around the bit: model 105.
-    "statistics-default105": (TEXT, dict(level="default", method="statistics")),
+    # With a second final mixer, by the text around the bit: model 105 (asked
+    # for by number since model 134).
+    "statistics-default105": (TEXT, dict(level="default", method="statistics",
+                                         statistics_model=105)),
+    # The default's text with model 132's contexts and quieter inputs (105 asked
+    # for by number since): model 134.
+    "statistics-default134": (TEXT, dict(level="default", method="statistics")),
     "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
     "statistics-default-log": (LOG, dict(level="default", method="statistics",
                                          statistics_model=34)),

@@ -567,8 +567,13 @@ MODELS += (replace(MODELS[132], parts=MODELS[132].parts | F_TEXT2, base=132, add
     "thirteen more: the line's bytes so far (orders 0 and 1), its first byte and first word, the "
     "word in its KiB, the last bytes' kinds, the column with the kinds, a space or the line "
     "above's length, the words before, the last letters and digits with the last bytes")),)
+# The default's text with model 132's contexts and quieter inputs ("Model 134").
+MODELS += (replace(MODELS[105], parts=MODELS[105].parts | F_TEXT | F_QUIET, base=105, adds=(
+    "model 132's thirteen text contexts; each context's inputs at half scale and the first "
+    "layer's weight sets at 1.5x the rate")),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
-    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,)), (132, (131,)), (133, (132,)))
+    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,)), (132, (131,)), (133, (132,)),
+    (134, (105,)))
           for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
                        "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (
