@@ -231,8 +231,9 @@ class StatisticsConfig:
     same, 130, max's for audio, is 128 at max, 131 is 104 with its
     contexts' inputs quieter and its runs' maps finer, 132 is 131 with
     thirteen more contexts of the text around the byte, 133, max's for
-    text, is 132 with thirteen more, and 134, the default's for text, is 105
-    with 132's contexts and 131's quieter inputs."""
+    text, is 132 with thirteen more, 134, the default's for text, is 105
+    with 132's contexts and 131's quieter inputs, and 135, max's for markup,
+    is 109 with 131's and 132's parts."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -262,7 +263,7 @@ class StatisticsConfig:
         and BMP images with 24, 116 and 117 and raw pixels with 27, 118 and 119,
         colours that pay as green and differences with 92, 93, 98, 99 and 120 to
         127, markup
-        (XML, HTML) with 56, 113 and 109 and log lines with 62, 114 and 110."""
+        (XML, HTML) with 56, 113 and 135 and log lines with 62, 114 and 110."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 

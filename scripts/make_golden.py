@@ -182,7 +182,11 @@ ARCHIVES = {
     # Max's and the default's tables, markup, log lines and x86 code with a second
     # final mixer since models 108 to 115 (fade 0.11, still format v8).
     "statistics-max-table108": (TABLE, dict(level="max", method="statistics")),
-    "statistics-max-markup109": (MARKUP, dict(level="max", method="statistics")),
+    "statistics-max-markup109": (MARKUP, dict(level="max", method="statistics",
+                                              statistics_model=109)),
+    # Max's markup with the text's quieter inputs, finer run maps and text
+    # contexts (109 asked for by number since): model 135.
+    "statistics-max-markup135": (MARKUP, dict(level="max", method="statistics")),
     "statistics-max-log110": (LOG, dict(level="max", method="statistics")),
     "statistics-max-x86-111": (INSTRUCTIONS, dict(level="max", method="statistics")),
     "statistics-default-table112": (TABLE, dict(level="default", method="statistics")),

@@ -571,9 +571,12 @@ MODELS += (replace(MODELS[132], parts=MODELS[132].parts | F_TEXT2, base=132, add
 MODELS += (replace(MODELS[105], parts=MODELS[105].parts | F_TEXT | F_QUIET, base=105, adds=(
     "model 132's thirteen text contexts; each context's inputs at half scale and the first "
     "layer's weight sets at 1.5x the rate")),)
+# Max's markup with models 131's and 132's parts ("Model 135").
+MODELS += (replace(MODELS[109], parts=MODELS[109].parts | F_QUIET | F_RUNKEYS | F_TEXT, base=109,
+                   adds="model 131's quieter inputs and finer run maps; model 132's text contexts"),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
     _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,)), (132, (131,)), (133, (132,)),
-    (134, (105,)))
+    (134, (105,)), (135, (109,)))
           for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
                        "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (
