@@ -211,6 +211,13 @@ def test_a_second_final_mixer_makes_text_smaller():
         assert len(coded(book, model)) < 0.998 * len(coded(book, base)), model
 
 
+def _coded_sizes(data: bytes, models) -> list[int]:
+    """The sizes of `data` coded alone in file order by each of `models`,
+    with the default settings sized to it."""
+    return [len(statistics.encode_file(data, StatisticsConfig(model=m).sized(len(data))))
+            for m in models]
+
+
 def test_max_text_models_131_to_133_each_pay():
     """Models 131 to 133, each on the one before: 131 is max's 104 with
     F_QUIET (each context's inputs at half scale, the first layer's weight
@@ -225,14 +232,11 @@ def test_max_text_models_131_to_133_each_pay():
     assert models[131].parts == models[104].parts | F_QUIET | F_RUNKEYS
     assert models[132].parts == models[131].parts | F_TEXT
     assert models[133].parts == models[132].parts | F_TEXT2
-    def sizes(data, numbers):
-        return [len(statistics.encode_file(data, StatisticsConfig(model=m).sized(len(data))))
-                for m in numbers]
-    book = sizes(corpus_file("lcet10.txt").read_bytes()[:120_000], (104, 131, 132, 133))
+    book = _coded_sizes(corpus_file("lcet10.txt").read_bytes()[:120_000], (104, 131, 132, 133))
     assert book[1] < 0.995 * book[0] and book[2] < 0.998 * book[1] and book[3] <= book[2]
-    log = sizes(corpus_file("dpkg.log").read_bytes()[:65_536], (104, 131, 132, 133))
+    log = _coded_sizes(corpus_file("dpkg.log").read_bytes()[:65_536], (104, 131, 132, 133))
     assert log[1] <= log[0] and log[2] < 0.985 * log[1] and log[3] < 0.995 * log[2]
-    wiki = sizes(corpus_file("enwik6").read_bytes()[:65_536], (131, 132, 133))
+    wiki = _coded_sizes(corpus_file("enwik6").read_bytes()[:65_536], (131, 132, 133))
     assert wiki[1] < 0.997 * wiki[0] and wiki[2] < 0.9995 * wiki[1]
 
 
@@ -246,9 +250,7 @@ def test_the_defaults_text_model_134_pays():
     assert statistics.MODELS[134].parts == statistics.MODELS[105].parts | F_TEXT | F_QUIET
     for name, size, margin in (("lcet10.txt", 120_000, 0.995), ("dpkg.log", 65_536, 0.98),
                                ("enwik6", 65_536, 0.995)):
-        data = corpus_file(name).read_bytes()[:size]
-        sizes = [len(statistics.encode_file(data, StatisticsConfig(model=m).sized(len(data))))
-                 for m in (105, 134)]
+        sizes = _coded_sizes(corpus_file(name).read_bytes()[:size], (105, 134))
         assert sizes[1] < margin * sizes[0], name
 
 
@@ -261,9 +263,7 @@ def test_maxs_markup_model_135_pays():
     models = statistics.MODELS
     assert models[135].parts == models[109].parts | F_QUIET | F_RUNKEYS | F_TEXT
     for name, margin in (("docx-styles.xml", 0.985), ("packagekit.policy", 0.995)):
-        data = corpus_file(name).read_bytes()
-        sizes = [len(statistics.encode_file(data, StatisticsConfig(model=m).sized(len(data))))
-                 for m in (109, 135)]
+        sizes = _coded_sizes(corpus_file(name).read_bytes(), (109, 135))
         assert sizes[1] < margin * sizes[0], name
 
 

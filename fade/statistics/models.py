@@ -554,29 +554,27 @@ MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use) for base in _MEDIA))
 MODELS += (replace(MODELS[128], base=128, level="max", use=MODELS[129].use,
                    adds="nothing (max's settings)"),)
-# Max's text, its contexts quieter and its runs' maps finer (docs/statistics.md, "Model 131").
-MODELS += (replace(MODELS[104], parts=MODELS[104].parts | F_QUIET | F_RUNKEYS, base=104, adds=(
-    "each context's inputs at half scale, the first layer's weight sets at 1.5x the rate; each "
-    "run map by the bit's place and whether the context saw another byte")),)
-# And with thirteen more contexts of the text around the byte (docs/statistics.md, "Model 132").
-MODELS += (replace(MODELS[131], parts=MODELS[131].parts | F_TEXT, base=131, adds=(
-    "thirteen contexts of the text around the byte: the last letters and digits whatever lies "
-    "between them, the bytes' groups, the column, the word's shape and case, the words before "
-    "with the gap, the bytes above")),)
-MODELS += (replace(MODELS[132], parts=MODELS[132].parts | F_TEXT2, base=132, adds=(
-    "thirteen more: the line's bytes so far (orders 0 and 1), its first byte and first word, the "
-    "word in its KiB, the last bytes' kinds, the column with the kinds, a space or the line "
-    "above's length, the words before, the last letters and digits with the last bytes")),)
-# The default's text with model 132's contexts and quieter inputs ("Model 134").
-MODELS += (replace(MODELS[105], parts=MODELS[105].parts | F_TEXT | F_QUIET, base=105, adds=(
-    "model 132's thirteen text contexts; each context's inputs at half scale and the first "
-    "layer's weight sets at 1.5x the rate")),)
-# Max's markup with models 131's and 132's parts ("Model 135").
-MODELS += (replace(MODELS[109], parts=MODELS[109].parts | F_QUIET | F_RUNKEYS | F_TEXT, base=109,
-                   adds="model 131's quieter inputs and finer run maps; model 132's text contexts"),)
+# Steps on the text's models, and max's markup with them (docs/statistics.md, "Model 131" to
+# "Model 135"): models 131 to 135, each its base and the parts named.
+_STEPS = ((104, F_QUIET | F_RUNKEYS, "each context's inputs at half scale, the first layer's "
+           "weight sets at 1.5x the rate; each run map by the bit's place and whether the context "
+           "saw another byte"),
+          (131, F_TEXT, "thirteen contexts of the text around the byte: the last letters and "
+           "digits whatever lies between them, the bytes' groups, the column, the word's shape "
+           "and case, the words before with the gap, the bytes above"),
+          (132, F_TEXT2, "thirteen more: the line's bytes so far (orders 0 and 1), its first "
+           "byte and first word, the word in its KiB, the last bytes' kinds, the column with the "
+           "kinds, a space or the line above's length, the words before, the last letters and "
+           "digits with the last bytes"),
+          (105, F_TEXT | F_QUIET, "model 132's thirteen text contexts; each context's inputs at "
+           "half scale and the first layer's weight sets at 1.5x the rate"),
+          (109, F_QUIET | F_RUNKEYS | F_TEXT, "model 131's quieter inputs and finer run maps; "
+           "model 132's text contexts"))
+_STEPS_FIRST = len(MODELS)
+for _base, _part, _adds in _STEPS:  # (in turn: a step may extend the one before)
+    MODELS += _extended(_part, "", _adds, ((_base, MODELS[_base].use),))
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
-    _MEDIA_FIRST, _MEDIA), (130, (129,)), (131, (104,)), (132, (131,)), (133, (132,)),
-    (134, (105,)), (135, (109,)))
+    _MEDIA_FIRST, _MEDIA), (130, (129,)), (_STEPS_FIRST, tuple(step[0] for step in _STEPS)))
           for k, base in enumerate(bases)}
 MODELS = tuple(replace(model, current=False, use=model.use.split(" (")[0] + " (a development "
                        "build of fade 0.11" + (", whose hybrid mixed model 6" if number in (

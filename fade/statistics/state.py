@@ -19,7 +19,7 @@ from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_BLOCK, F_DNA,
                                    F_FINAL2, F_IMAGE, F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD,
                                    F_RUNS, F_SETS, F_SETS4, F_TABLE, F_RECORDS, F_SSE, F_WORDS,
-                                   F_WORDSET, F_X86, F_X86MORE, IMAGE, IMAGE_CONTEXTS,
+                                   F_WORDSET, F_X86, F_X86MORE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
@@ -142,17 +142,14 @@ NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its ch
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
 # and (F_RUNS) two more per context, and (F_DNA) the counts' inputs
-# The most inputs a model has: F_RUNS' four per context before the image
-# contexts (no model has both), and F_DNA's. Image models have fewer (2 of
-# the shared and 18 image contexts, two inputs each, and IMAGE_INPUTS). A
-# weight set is a row this long: longer rows for all slowed text 5-9%.
-INPUTS = max(4 * IMAGE + FIXED_INPUTS + DNA_INPUTS, *(
-    FIXED_INPUTS + 4 * len(active_contexts(parts, True)[0]) for parts in MODEL_PARTS))
+# A weight set is a row as long as the most inputs any model has (keyed, the
+# most): four per context with F_RUNS, two without, and F_DNA's (longer rows
+# for all slowed text 5-9%). Image models have fewer (2 of the shared and 18
+# image contexts, two inputs each, and IMAGE_INPUTS).
+INPUTS = max(FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active_contexts(parts, True)[0])
+             + (DNA_INPUTS if parts & F_DNA else 0) for parts in MODEL_PARTS
+             if not parts & F_IMAGE)
 assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS
-# ... and every other model's inputs (keyed, the most): four per context with F_RUNS.
-assert all(FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active_contexts(parts, True)[0]) +
-           (DNA_INPUTS if parts & F_DNA else 0) <= INPUTS
-           for parts in MODEL_PARTS if not parts & F_IMAGE)
 BYTE_FOLLOWERS = 256 + 65536  # F_INDIRECT: the bytes that followed each byte and pair
 WORD_FOLLOWERS_AT = BYTE_FOLLOWERS  # F_WORDS: the words that followed words, after those
 WORD_FOLLOWERS = 1 << 16
