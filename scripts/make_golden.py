@@ -185,8 +185,11 @@ ARCHIVES = {
     "statistics-max-markup109": (MARKUP, dict(level="max", method="statistics",
                                               statistics_model=109)),
     # Max's markup with the text's quieter inputs, finer run maps and text
-    # contexts (109 asked for by number since): model 135.
-    "statistics-max-markup135": (MARKUP, dict(level="max", method="statistics")),
+    # contexts (109 asked for by number since): model 135 (asked for by number
+    # since model 137, which adds model 136's groups and brackets).
+    "statistics-max-markup135": (MARKUP, dict(level="max", method="statistics",
+                                              statistics_model=135)),
+    "statistics-max-markup137": (MARKUP, dict(level="max", method="statistics")),
     "statistics-max-log110": (LOG, dict(level="max", method="statistics")),
     "statistics-max-x86-111": (INSTRUCTIONS, dict(level="max", method="statistics")),
     "statistics-default-table112": (TABLE, dict(level="default", method="statistics")),
@@ -219,8 +222,10 @@ ARCHIVES = {
     # With thirteen more contexts of the text around the byte: model 132
     # (asked for by number since model 133).
     "statistics-max132": (TEXT, dict(level="max", method="statistics", statistics_model=132)),
-    # With thirteen more again: model 133.
-    "statistics-max133": (TEXT, dict(level="max", method="statistics")),
+    # With thirteen more again: model 133 (asked for by number since model 136,
+    # which adds twelve of groups and brackets, two weight sets and slots).
+    "statistics-max133": (TEXT, dict(level="max", method="statistics", statistics_model=133)),
+    "statistics-max136": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
     "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),

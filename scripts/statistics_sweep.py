@@ -1,10 +1,11 @@
 """Code files with the statistics alone and print their sizes (and speed).
 
-    PYTHONPATH=. python scripts/statistics_sweep.py [--model M] [--lockstep B] FILE...
+    PYTHONPATH=. python scripts/statistics_sweep.py [--level L] [--model M] [--lockstep B] FILE...
 
-Prints, per file, the level-fast archive's size (fade.statistics.encode_file
-with the level's settings sized to the file, model 0 unless --model, 2^22
-slots at most unless --table-bits, plus the
+Prints, per file, the statistics archive's size (fade.statistics.encode_file
+with level L's settings, fast's unless --level, sized to the file; the
+level's model for text unless --model; its slots at most unless
+--table-bits, plus the
 statistics archive's header) and the coding speed (in this process, KB/s of
 1024 bytes, compiled loops warmed up); with --lockstep B, the keyed lockstep statistics without the
 network over B equal contiguous sub-streams (fade's hybrid layout, no network).
@@ -47,13 +48,15 @@ def lockstep_size(data: bytes, config, streams: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("files", nargs="+")
+    parser.add_argument("--level", default="fast", choices=sorted(LEVELS),
+                        help="whose statistics settings (fast's unless given)")
     parser.add_argument("--model", type=int, default=None, help="StatisticsConfig.model")
     parser.add_argument("--mixer-rate", type=int, default=None, help="StatisticsConfig.mixer_rate")
     parser.add_argument("--table-bits", type=int, default=None,
-                        help="StatisticsConfig.table_bits before sizing (fast's 22 unless given)")
+                        help="StatisticsConfig.table_bits before sizing (the level's unless given)")
     parser.add_argument("--lockstep", type=int, default=0, help="B sub-streams, keyed")
     args = parser.parse_args()
-    config = LEVELS["fast"].statistics
+    config = LEVELS[args.level].statistics
     if args.model is not None:
         config = dataclasses.replace(config, model=args.model)
     if args.mixer_rate is not None:

@@ -282,7 +282,8 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("max", 129, "max-audio129"), ("default", 128, "default-audio24-128"),
     ("default", 128, "default-audio-apart128"), ("max", 130, "max-audio130"),
     ("max", 131, "max131"), ("max", 132, "max132"), ("max", 133, "max133"),
-    ("default", 134, "default134"), ("max", 135, "max-markup135")])
+    ("default", 134, "default134"), ("max", 135, "max-markup135"), ("max", 136, "max136"),
+    ("max", 137, "max-markup137")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -348,7 +349,11 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     number since); the default's text since model 134 (105 with 132's
     contexts and 131's quieter inputs; 105 asked for by number since); max's
     markup since model 135 (109 with 131's and 132's parts; 109 asked for
-    by number since); the same bytes on any CPU."""
+    by number since); max's text since model 136 (133 with twelve contexts
+    of groups and brackets, two weight sets and twice the slots; 133 asked
+    for by number since) and max's markup since model 137 (135 with those
+    twelve contexts; 135 asked for by number since); the same bytes on any
+    CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)
@@ -365,7 +370,7 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
                                  41, 30, 31, 32, 7, 8, 9, 33, 34, 35, 38, 17, 18, 57, 58, 68,
                                  69, 65, 70, 71, 72, 74, 37, 45, 46, 47, 49, 39, 82, 86,
                                  88, 94, 73, 77, 20, 60, 61, 63, 64, 66, 67, 75, 76, 78, 79,
-                                 80, 100, 54, 55, 129, 104, 131, 132, 105, 109))
+                                 80, 100, 54, 55, 129, 104, 131, 132, 105, 109, 133, 135))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

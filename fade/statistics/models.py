@@ -22,7 +22,7 @@ from fade.statistics.parts import (
     F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
     F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
     F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT, F_QUIET,
-    F_RUNKEYS, F_TEXT, F_TEXT2)
+    F_RUNKEYS, F_SETS5, F_TEXT, F_TEXT2, F_TEXT3)
 
 
 @dataclass(frozen=True)
@@ -555,24 +555,31 @@ MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
 MODELS += (replace(MODELS[128], base=128, level="max", use=MODELS[129].use,
                    adds="nothing (max's settings)"),)
 # Steps on the text's models, and max's markup with them (docs/statistics.md, "Model 131" to
-# "Model 135"): models 131 to 135, each its base and the parts named.
+# "Models 136 and 137"): models 131 to 137, each its base, the parts named and how many times
+# twice its base's slots a byte.
 _STEPS = ((104, F_QUIET | F_RUNKEYS, "each context's inputs at half scale, the first layer's "
            "weight sets at 1.5x the rate; each run map by the bit's place and whether the context "
-           "saw another byte"),
+           "saw another byte", 0),
           (131, F_TEXT, "thirteen contexts of the text around the byte: the last letters and "
            "digits whatever lies between them, the bytes' groups, the column, the word's shape "
-           "and case, the words before with the gap, the bytes above"),
+           "and case, the words before with the gap, the bytes above", 0),
           (132, F_TEXT2, "thirteen more: the line's bytes so far (orders 0 and 1), its first "
            "byte and first word, the word in its KiB, the last bytes' kinds, the column with the "
            "kinds, a space or the line above's length, the words before, the last letters and "
-           "digits with the last bytes"),
+           "digits with the last bytes", 0),
           (105, F_TEXT | F_QUIET, "model 132's thirteen text contexts; each context's inputs at "
-           "half scale and the first layer's weight sets at 1.5x the rate"),
+           "half scale and the first layer's weight sets at 1.5x the rate", 0),
           (109, F_QUIET | F_RUNKEYS | F_TEXT, "model 131's quieter inputs and finer run maps; "
-           "model 132's text contexts"))
+           "model 132's text contexts", 0),
+          (133, F_TEXT3 | F_SETS5, "twelve more: the bytes' groups with a run of letters or "
+           "digits as one, and the brackets and quotes open with the word, the last bytes and "
+           "their classes; two more weight sets, by those groups and by those classes; twice "
+           "the slots a byte", 1),
+          (135, F_TEXT3, "model 136's twelve contexts of groups and brackets", 0))
 _STEPS_FIRST = len(MODELS)
-for _base, _part, _adds in _STEPS:  # (in turn: a step may extend the one before)
-    MODELS += _extended(_part, "", _adds, ((_base, MODELS[_base].use),))
+for _base, _part, _adds, _more in _STEPS:  # (in turn: a step may extend the one before)
+    (_model,) = _extended(_part, "", _adds, ((_base, MODELS[_base].use),))
+    MODELS += (replace(_model, slots_per_byte_bits=_model.slots_per_byte_bits + _more),)
 _SINCE = {base: first + k for first, bases in ((_FINAL2_FIRST, _FINAL2_BASES), (
     _MEDIA_FIRST, _MEDIA), (130, (129,)), (_STEPS_FIRST, tuple(step[0] for step in _STEPS)))
           for k, base in enumerate(bases)}

@@ -146,7 +146,13 @@ TEXT_CONTEXTS = 13
 # the last bytes, the column with the kinds, a space or the line above's
 # length, the words before, the last letters and digits with the last bytes.
 TEXT2 = TEXT + TEXT_CONTEXTS
-MAX_CONTEXTS = TEXT2 + TEXT_CONTEXTS
+# Model 136's (with F_TEXT2): twelve more, the bytes' groups with runs of
+# letters or digits kept as one (a word's or number's length dropped: the
+# text's punctuation over many words), and the brackets and quotes open
+# with the word, the last bytes and their classes (fade.statistics.text).
+TEXT3 = TEXT2 + TEXT_CONTEXTS
+TEXT3_CONTEXTS = 12
+MAX_CONTEXTS = TEXT3 + TEXT3_CONTEXTS
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -259,6 +265,12 @@ F_RUNKEYS = 1 << 47
 # TEXT (with WORDS): the thirteen text contexts of model 132 (TEXT on);
 # TEXT2 (with TEXT): model 133's thirteen more (TEXT2 on).
 F_TEXT, F_TEXT2 = 1 << 48, 1 << 49
+# TEXT3 (with TEXT2): model 136's twelve more (TEXT3 on).
+F_TEXT3 = 1 << 50
+# SETS5 (with SETS4 and TEXT3): two more weight sets under the final mixer, by
+# the last three groups of TEXT3's (runs as one) with c0, hashed, and by the
+# last three bytes' classes with the bit's position (fade.statistics.text).
+F_SETS5 = 1 << 51
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -277,7 +289,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_SOURCE: "F_SOURCE", F_LAZY: "F_LAZY",
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
-              F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2"}
+              F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2",
+              F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -303,7 +316,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      (MARKUP_SOURCE, F_SOURCE),
                      *((DISTANT + k, F_DISTANT) for k in range(len(DISTANT_MASKS))),
                      *((TEXT + k, F_TEXT) for k in range(TEXT_CONTEXTS)),
-                     *((TEXT2 + k, F_TEXT2) for k in range(TEXT_CONTEXTS)))
+                     *((TEXT2 + k, F_TEXT2) for k in range(TEXT_CONTEXTS)),
+                     *((TEXT3 + k, F_TEXT3) for k in range(TEXT3_CONTEXTS)))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

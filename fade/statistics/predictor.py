@@ -30,10 +30,11 @@ from fade.statistics.kernels import (
 from fade.statistics.histories import NEXT
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
-    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SOURCE, F_SSE,
-    F_STATES, F_TABLE, F_TEXT, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED, SHARED)
+    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SOURCE,
+    F_SSE, F_STATES, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED,
+    SHARED)
 from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
-from fade.statistics.text import text_contexts
+from fade.statistics.text import note_text3, text_contexts, text_sets
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
@@ -54,7 +55,7 @@ from fade.statistics.state import (
     S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
     S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN,
     S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES,
-    SCRATCH_NODE, SET5, SET6, SET10, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
+    SCRATCH_NODE, SET5, SET6, SET10, SETS5_AT, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 MATCH_MIN = 6  # bytes hashed to find a match
@@ -249,6 +250,9 @@ def predict(tables, s, c0, bitpos, network):
                     set10 = base + KIND_SETS + (
                         context_hash(streams[s, S_HISTORY] & 0xFFFFFF, 52) & (SET10 - 1))
                     _note_sets(scratch, 12, set9, set10, inputs, weights, n, 8)
+                    if parts & F_SETS5:  # two more: by the text's groups and its classes
+                        set11, set12 = text_sets(streams, s, c0, bitpos, base + KIND_SETS + SET10)
+                        _note_sets(scratch, SETS5_AT, set11, set12, inputs, weights, n, 10)
         scratch[SCRATCH_DOTS] = dot1
         scratch[SCRATCH_DOTS + 1] = dot2
         scratch[16] = c0 * parameters[P_SETS]
@@ -359,6 +363,10 @@ def update(tables, s, c0, bitpos, bit, node):
         if parts & F_SETS4:
             for k in range(2):
                 learn(weights, inputs, used, scratch[12 + k], scratch[14 + k], bit, rate, skip)
+        if parts & F_SETS5:
+            for k in range(2):
+                learn(weights, inputs, used, scratch[SETS5_AT + k], scratch[SETS5_AT + 2 + k],
+                      bit, rate, skip)
     target = bit << 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
@@ -403,6 +411,8 @@ def end_byte(tables, s, byte, bits, match_bits):
         note_words(followers, streams, s, byte)
     if parts & F_RECALL:
         note_recall(followers, streams, s, byte)
+    if parts & F_TEXT3:
+        note_text3(streams, s, byte)
     note_byte(streams, s, byte)
     # Match model: extend the match if the predicted byte came, else look one up.
     length = streams[s, S_MATCH_LEN]

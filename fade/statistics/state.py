@@ -18,7 +18,7 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_BLOCK, F_DNA,
                                    F_FINAL2, F_IMAGE, F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD,
-                                   F_RUNS, F_SETS, F_SETS4, F_TABLE, F_RECORDS, F_SSE, F_WORDS,
+                                   F_RUNS, F_SETS, F_SETS4, F_SETS5, F_TABLE, F_RECORDS, F_SSE, F_WORDS,
                                    F_WORDSET, F_X86, F_X86MORE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
@@ -55,12 +55,15 @@ SETS = 4  # weight sets under the final mixer with F_LAYERS
 SETS2 = 6  # with F_SETS: by order 2 (hashed) and by the match state
 SETS3 = 8  # with F_WORDSET: by the word so far and the last byte's kind; a slow copy of set 1
 SETS4 = 10  # with F_SETS4: by the kinds of the last four bytes, by order 3 (hashed)
+SETS5 = 12  # with F_SETS5: by the text's groups and c0 (hashed), by its classes and bit position
 FINAL_ROWS = 256  # the final mixer's rows of weights: by c0
 # F_FINAL2's, after them: the match's length bucket (4), the kinds of the
 # last two bytes (4 each), the word's length so far (up to 3) and the bit's position
 FINAL2_ROWS = 4 * 4 * 4 * 4 * 8
 KIND_SETS = 256 * 8  # F_SETS4: four bytes' kinds (letter, digit, space, other) x bit position
 SET10 = 8192  # F_SETS4: order 3, hashed
+SET11 = 4096  # F_SETS5: the last three groups (runs as one) and c0, hashed
+SET12 = 512 * 8  # F_SETS5: the last three bytes' classes x bit position
 WORD_SETS = 8 * 4 * 8  # letters in the current word (0-7+) x kind of last byte x bit position
 LAYER_SETS = 1024 + (MAX_CONTEXTS + 1) * 8  # where F_LAYERS' sets start: by the last byte
 MORE_SETS = LAYER_SETS + 2 * 256  # where F_SETS' start: by order 2, then by the match state
@@ -136,8 +139,9 @@ assert IMAGE_PHASE_SETS <= SET5 and 4 * IMAGE_STRIPS <= SET6
 # each context's hash while its slot is found.
 SCRATCH_NODE = 6  # the node of the current bit in each context's slot
 SCRATCH_DOTS = 32
-FINAL2_AT = SCRATCH_DOTS + 10  # F_FINAL2's row and probability (after the sets' outputs)
-SCRATCH_HASHES = 48
+FINAL2_AT = SCRATCH_DOTS + 12  # F_FINAL2's row and probability (after the sets' outputs)
+SETS5_AT = FINAL2_AT + 2  # F_SETS5's two sets' indices and probabilities
+SCRATCH_HASHES = SETS5_AT + 4
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
@@ -275,7 +279,15 @@ S_M_SOURCE, S_M_TEXT_WORDS = S_WORDS + 11, S_WORDS + 12
 # F_BLOCK: the block predictor's inputs for the next byte (its sums and
 # weights: by S_IMAGE_PHASE, fade.statistics.image.block_cell).
 S_BLOCK_INPUTS = S_WORDS + 13
-S_FIELDS = S_BLOCK_INPUTS + BLOCK_INPUTS
+# F_TEXT3 (fade.statistics.text): the last bytes' groups with runs of one
+# group of letters or digits kept as one (8 bits each, the newest lowest),
+# the seven before those, and whether the last byte continued a run; the
+# brackets and quotes open (fade.statistics.text.nest_state); the bytes since
+# they last changed; the last bytes' classes (vowel, consonant, space, ...,
+# 3 bits each), and the same with runs of one class kept as one.
+S_T3_GROUPS, S_T3_OLDER, S_T3_RUN, S_T3_NEST, S_T3_SINCE, S_T3_CLASSES, S_T3_RUNS = range(
+    S_BLOCK_INPUTS + BLOCK_INPUTS, S_BLOCK_INPUTS + BLOCK_INPUTS + 7)
+S_FIELDS = S_T3_RUNS + 1
 
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
@@ -332,11 +344,14 @@ def table_sets(parts: int) -> int:
     """Where F_TABLE's weight sets start: after every other set."""
     return (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
             + (WORD_SETS + 1024 if parts & F_WORDSET else 0)
-            + (KIND_SETS + SET10 if parts & F_SETS4 else 0))
+            + (KIND_SETS + SET10 if parts & F_SETS4 else 0)
+            + (SET11 + SET12 if parts & F_SETS5 else 0))
 
 
 def final_sets(parts: int) -> int:
     """How many weight sets' outputs the final mixer combines (F_LAYERS)."""
+    if parts & F_SETS5:
+        return SETS5
     if parts & F_SETS4:
         return SETS4
     return SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS

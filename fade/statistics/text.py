@@ -28,7 +28,18 @@ space, other), of the last twelve with the last two bytes, the column
 with the last four kinds, with whether the last byte is a space and with
 the line above's length, the current word with the word two back and the
 gap, the last four letters and digits with the last two bytes, and the
-two words before with the last byte ("Model 133").
+two words before with the last byte ("Model 133"). With F_TEXT3 (model
+136), twelve more: the bytes' groups with a run of letters (or of digits)
+kept as one group, so that a word's or a number's length drops out and the
+punctuation of the last words shows (the last seven, fourteen, four, two
+groups with whether the last byte continued a run; five and six with the
+last three and two bytes), as paq8px's character-group model has them;
+and the brackets and quotes open (nest_state) with the last byte and how
+long ago they changed, with the current word, with the last five bytes'
+classes (vowel, consonant, space, stop, line end, digit, other), with the
+last two bytes, and the classes with runs as one; the last six classes
+with the last byte. F_SETS5 keys two more weight sets by the groups and
+by the classes (text_sets).
 """
 
 from __future__ import annotations
@@ -37,9 +48,11 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import INLINE, context_hash
-from fade.statistics.parts import F_TEXT2, TEXT, TEXT2
-from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION, S_W_GAP,
-                                   S_W_KINDS, S_W_LINE, S_WORD, S_WORD2, S_WORD3, SCRATCH_HASHES)
+from fade.statistics.parts import F_TEXT2, F_TEXT3, TEXT, TEXT2, TEXT3
+from fade.statistics.state import (SET11, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION, S_T3_CLASSES,
+                                   S_T3_GROUPS, S_T3_NEST, S_T3_OLDER, S_T3_RUN, S_T3_RUNS,
+                                   S_T3_SINCE, S_W_GAP, S_W_KINDS, S_W_LINE, S_WORD, S_WORD2,
+                                   S_WORD3, SCRATCH_HASHES)
 
 _SPREAD = 0x3A8F05C5  # odd multipliers that spread one hash before another is added
 _MIX = 0x2F0F3A55
@@ -148,6 +161,8 @@ def text_contexts(scratch, streams, buffer, s, parts):
     scratch[at + 12] = context_hash(word * 16 + case * 4 + min(letters, 3), 312)
     if parts & F_TEXT2:
         _more_contexts(scratch, streams, s, history, position, line, first, four)
+    if parts & F_TEXT3:
+        _nest_contexts(scratch, streams, s, history)
 
 
 @nb.njit(**INLINE)
@@ -174,3 +189,137 @@ def _more_contexts(scratch, streams, s, history, position, line, first, four):
     scratch[at + 11] = context_hash((four << 16) | (history & 0xFFFF), 411)
     scratch[at + 12] = context_hash(
         ((streams[s, S_WORD2] * _SPREAD + streams[s, S_WORD3]) << 8) | last, 412)
+
+
+_SEVEN = 0xFFFFFFFFFFFFFF  # seven groups of 8 bits
+_NEST_LIMIT = 7  # a bracket's depth saturates here
+_NEST_FORGET = 1024  # bytes without a bracket or quote after which those open are forgotten
+
+
+@nb.njit(**INLINE)
+def _class(c):
+    """A byte's class: 1 a vowel, 2 another letter, 3 a space, 4 a stop, comma,
+    colon, semicolon, ! or ?, 5 a line's end, 6 a digit, 7 any other byte."""
+    lower = c | 32
+    if 97 <= lower <= 122:
+        return 1 if lower == 97 or lower == 101 or lower == 105 or lower == 111 or \
+            lower == 117 else 2
+    if c == 32:
+        return 3
+    if c == 46 or c == 44 or c == 58 or c == 59 or c == 33 or c == 63:
+        return 4
+    if c == 10:
+        return 5
+    return 6 if 48 <= c <= 57 else 7
+
+
+@nb.njit(**INLINE)
+def _depth(nest, shift, step):
+    """nest with the 3-bit depth at `shift` moved by step (+1 or -1), kept in 0..7."""
+    depth = (nest >> shift) & 7
+    depth = min(max(depth + step, 0), _NEST_LIMIT)
+    return (nest & ~(np.int64(7) << shift)) | (depth << shift)
+
+
+@nb.njit(**INLINE)
+def nest_state(nest, byte, last):
+    """The brackets and quotes open after `byte` (the byte before it `last`):
+    the depths of ( [ { < (3 bits each, from bit 0), whether a double quote
+    is open (bit 12), a doubled single quote (a wiki's italics, bit 13), and
+    whether an equals sign came (bit 14: a heading, a template's value, an
+    attribute's); a line's end or a vertical bar clears bits 12 to 14."""
+    if byte == 40:
+        return _depth(nest, 0, 1)
+    if byte == 41:
+        return _depth(nest, 0, -1)
+    if byte == 91:
+        return _depth(nest, 3, 1)
+    if byte == 93:
+        return _depth(nest, 3, -1)
+    if byte == 123:
+        return _depth(nest, 6, 1)
+    if byte == 125:
+        return _depth(nest, 6, -1)
+    if byte == 60:
+        return _depth(nest, 9, 1)
+    if byte == 62:
+        return _depth(nest, 9, -1)
+    if byte == 34:
+        return nest ^ (1 << 12)
+    if byte == 39 and last == 39:
+        return nest ^ (1 << 13)
+    if byte == 61 and last != 61:
+        return nest | (1 << 14)
+    if byte == 10 or byte == 124:
+        return nest & 0xFFF
+    return nest
+
+
+@nb.njit(**INLINE)
+def note_text3(streams, s, byte):
+    """F_TEXT3: stream s's groups, brackets and classes after `byte`."""
+    last = streams[s, S_HISTORY] & 255  # (the byte before: note_byte comes after)
+    group = np.int64(_group(byte))
+    run = 1 if (group == 97 or group == 65 or group == 48) and group == (
+        streams[s, S_T3_GROUPS] & 255) and streams[s, S_POSITION] > 1 else 0
+    if not run:
+        groups = streams[s, S_T3_GROUPS]
+        streams[s, S_T3_OLDER] = ((streams[s, S_T3_OLDER] << 8) | (groups >> 48)) & _SEVEN
+        streams[s, S_T3_GROUPS] = ((groups << 8) | group) & _SEVEN
+    streams[s, S_T3_RUN] = run
+    nest = streams[s, S_T3_NEST]
+    changed = nest_state(nest, byte, last)
+    if changed != nest:
+        streams[s, S_T3_SINCE] = 0
+    else:
+        streams[s, S_T3_SINCE] += 1
+        if streams[s, S_T3_SINCE] > _NEST_FORGET:
+            changed = 0
+    streams[s, S_T3_NEST] = changed
+    kind = np.int64(_class(byte))
+    streams[s, S_T3_CLASSES] = ((streams[s, S_T3_CLASSES] << 3) | kind) & 0xFFFFFFFFFFFF
+    if kind != streams[s, S_T3_RUNS] & 7:
+        streams[s, S_T3_RUNS] = ((streams[s, S_T3_RUNS] << 3) | kind) & 0xFFFFFFFFFFFF
+
+
+@nb.njit(**INLINE)
+def _nest_contexts(scratch, streams, s, history):
+    """F_TEXT3: hash stream s's twelve group and bracket contexts into the scratch."""
+    last = history & 255
+    groups = streams[s, S_T3_GROUPS]
+    run = streams[s, S_T3_RUN]
+    nest = streams[s, S_T3_NEST]
+    since = min(streams[s, S_T3_SINCE], 1023)
+    since_bits = 0
+    while since > 0:
+        since >>= 1
+        since_bits += 1
+    classes = streams[s, S_T3_CLASSES]
+    word = streams[s, S_WORD]
+    at = SCRATCH_HASHES + TEXT3
+    scratch[at] = context_hash(groups * 2 + run, 500)
+    scratch[at + 1] = context_hash((groups & 0xFFFFFFFF) * 2 + run, 501)
+    scratch[at + 2] = context_hash((groups & 0xFFFF) * 2 + run, 502)
+    scratch[at + 3] = context_hash((groups * _SPREAD + streams[s, S_T3_OLDER]) * 2 + run, 503)
+    scratch[at + 4] = context_hash(((groups & 0xFFFFFFFFFF) << 24) | (history & 0xFFFFFF), 504)
+    scratch[at + 5] = context_hash(((groups & 0xFFFFFFFFFFFF) << 16) | (history & 0xFFFF), 505)
+    letter = _class(last) <= 2
+    scratch[at + 6] = context_hash(
+        ((nest << 9) | (256 if letter else last)) * 16 + since_bits, 506)
+    scratch[at + 7] = context_hash(word * _SPREAD + nest, 507)
+    scratch[at + 8] = context_hash((nest << 15) | (classes & 0x7FFF), 508)
+    scratch[at + 9] = context_hash(((classes & 0x3FFFF) << 8) | last, 509)
+    scratch[at + 10] = context_hash((streams[s, S_T3_RUNS] & 0x3FFFF) * 65536 + nest, 510)
+    scratch[at + 11] = context_hash((nest << 16) | (history & 0xFFFF), 511)
+
+
+
+
+@nb.njit(**INLINE)
+def text_sets(streams, s, c0, bitpos, base):
+    """F_SETS5: stream s's two further weight sets (from `base`), by the
+    last three groups (runs as one) with c0, hashed, and by the last three
+    bytes' classes with the bit's position."""
+    groups = (streams[s, S_T3_GROUPS] & 0xFFFFFF) * 2 + streams[s, S_T3_RUN]
+    by_groups = base + (context_hash(groups * 256 + c0, 53) & (SET11 - 1))
+    return by_groups, base + SET11 + (streams[s, S_T3_CLASSES] & 511) * 8 + bitpos
