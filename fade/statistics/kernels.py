@@ -193,6 +193,16 @@ def context_hash(a, b):
 
 
 @nb.njit(**INLINE)
+def floor_log2(n):
+    """floor(log2(n)), n >= 1."""
+    k = np.int64(0)
+    while n > 1:
+        n >>= 1
+        k += 1
+    return k
+
+
+@nb.njit(**INLINE)
 def bytes_hash(h, byte):
     """A run of bytes' 40-bit hash `h` with `byte` after them (0: no bytes):
     a table's field, an instruction so far."""

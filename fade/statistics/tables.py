@@ -21,7 +21,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
+from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash, floor_log2
 from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3, FIELD_LENGTH
 from fade.statistics.state import (
     CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
@@ -83,20 +83,10 @@ def against(longer):
     """A length's excess over another's, bucketed: 5 as long, 4 down to 0
     shorter by 1, 2-3, 4-7, 8-15, 16 or more, 6 up to 10 longer by as much."""
     if longer < 0:
-        return 4 - min(_log2(-longer), 4)
+        return 4 - min(floor_log2(-longer), 4)
     if longer > 0:
-        return 6 + min(_log2(longer), 4)
+        return 6 + min(floor_log2(longer), 4)
     return np.int64(5)
-
-
-@nb.njit(**INLINE)
-def _log2(n):
-    """floor(log2(n)), n >= 1."""
-    k = np.int64(0)
-    while n > 1:
-        n >>= 1
-        k += 1
-    return k
 
 
 @nb.njit(**JIT)

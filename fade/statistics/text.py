@@ -47,7 +47,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.kernels import INLINE, context_hash, floor_log2
 from fade.statistics.parts import F_TEXT2, F_TEXT3, TEXT, TEXT2, TEXT3
 from fade.statistics.state import (SET11, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION,
                                    S_T3_CLASSES, S_T3_GROUPS, S_T3_NEST, S_T3_OLDER, S_T3_RUN,
@@ -194,6 +194,8 @@ def _more_contexts(scratch, streams, s, history, position, line, first, four):
 _SEVEN = 0xFFFFFFFFFFFFFF  # seven groups of 8 bits
 _NEST_LIMIT = 7  # a bracket's depth saturates here
 _NEST_FORGET = 1024  # bytes without a bracket or quote after which those open are forgotten
+_OPENING = np.array([40, 91, 123, 60])  # ( [ { <, their depths in nest from bit 0, 3 bits each
+_CLOSING = np.array([41, 93, 125, 62])  # ) ] } >
 
 
 @nb.njit(**INLINE)
@@ -228,22 +230,11 @@ def nest_state(nest, byte, last):
     is open (bit 12), a doubled single quote (a wiki's italics, bit 13), and
     whether an equals sign came (bit 14: a heading, a template's value, an
     attribute's); a line's end or a vertical bar clears bits 12 to 14."""
-    if byte == 40:
-        return _depth(nest, 0, 1)
-    if byte == 41:
-        return _depth(nest, 0, -1)
-    if byte == 91:
-        return _depth(nest, 3, 1)
-    if byte == 93:
-        return _depth(nest, 3, -1)
-    if byte == 123:
-        return _depth(nest, 6, 1)
-    if byte == 125:
-        return _depth(nest, 6, -1)
-    if byte == 60:
-        return _depth(nest, 9, 1)
-    if byte == 62:
-        return _depth(nest, 9, -1)
+    for k in range(4):
+        if byte == _OPENING[k]:
+            return _depth(nest, 3 * k, 1)
+        if byte == _CLOSING[k]:
+            return _depth(nest, 3 * k, -1)
     if byte == 34:
         return nest ^ (1 << 12)
     if byte == 39 and last == 39:
@@ -290,10 +281,7 @@ def _nest_contexts(scratch, streams, s, history):
     run = streams[s, S_T3_RUN]
     nest = streams[s, S_T3_NEST]
     since = min(streams[s, S_T3_SINCE], 1023)
-    since_bits = 0
-    while since > 0:
-        since >>= 1
-        since_bits += 1
+    since_bits = floor_log2(since) + 1 if since else 0  # (its bits)
     classes = streams[s, S_T3_CLASSES]
     word = streams[s, S_WORD]
     at = SCRATCH_HASHES + TEXT3
@@ -303,7 +291,7 @@ def _nest_contexts(scratch, streams, s, history):
     scratch[at + 3] = context_hash((groups * _SPREAD + streams[s, S_T3_OLDER]) * 2 + run, 503)
     scratch[at + 4] = context_hash(((groups & 0xFFFFFFFFFF) << 24) | (history & 0xFFFFFF), 504)
     scratch[at + 5] = context_hash(((groups & 0xFFFFFFFFFFFF) << 16) | (history & 0xFFFF), 505)
-    letter = _class(last) <= 2
+    letter = 1 <= (classes & 7) <= 2  # (the last byte's class: a letter; none before the first)
     scratch[at + 6] = context_hash(
         ((nest << 9) | (256 if letter else last)) * 16 + since_bits, 506)
     scratch[at + 7] = context_hash(word * _SPREAD + nest, 507)
