@@ -252,7 +252,7 @@ def note_text3(streams, s, byte):
     last = streams[s, S_HISTORY] & 255  # (the byte before: note_byte comes after)
     group = np.int64(_group(byte))
     run = 1 if (group == 97 or group == 65 or group == 48) and group == (
-        streams[s, S_T3_GROUPS] & 255) and streams[s, S_POSITION] > 1 else 0
+        streams[s, S_T3_GROUPS] & 255) else 0
     if not run:
         groups = streams[s, S_T3_GROUPS]
         streams[s, S_T3_OLDER] = ((streams[s, S_T3_OLDER] << 8) | (groups >> 48)) & _SEVEN
