@@ -255,7 +255,7 @@ class StatisticsConfig:
         for text or for any bytes becomes its model for that kind where it has one
         (fade.statistics.choice.for_kind; the table in docs/statistics.md, "The
         models"). Levels fast, default and max code text with models 0, 134 and
-        133, and bytes of no other kind with 19, 107 and 106, which add the
+        138, and bytes of no other kind with 19, 107 and 139, which add the
         contexts that pay on machine code, records and images and cost text
         speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
         delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
@@ -263,7 +263,7 @@ class StatisticsConfig:
         and BMP images with 24, 116 and 117 and raw pixels with 27, 118 and 119,
         colours that pay as green and differences with 92, 93, 98, 99 and 120 to
         127, markup
-        (XML, HTML) with 56, 113 and 135 and log lines with 62, 114 and 110."""
+        (XML, HTML) with 56, 113 and 137 and log lines with 62, 114 and 110."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 
@@ -342,14 +342,15 @@ LEVELS: dict[str, Level] = {
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 133 for text
-    # (model 106 for other bytes: model 3's higher orders, column, indirect and
+    # The best ratio: the default network with statistics model 138 for text
+    # (model 139 for other bytes: model 3's higher orders, column, indirect and
     # match-byte contexts, weight sets and runs, with stride contexts, two
-    # more weight sets, the bytes at fixed distances back and a second final
-    # mixer, in tables of up to 1 GiB; 133 adds bit-history states,
-    # word, line-length, recalled-letter and text contexts, three more APMs,
-    # a second final mixer, quieter context inputs and finer run maps),
-    # mixed or, where the network cannot help, alone in file order.
+    # more weight sets, the bytes at fixed distances back, a second final
+    # mixer and the text's parts below, in tables of up to 1 GiB; 138 adds
+    # bit-history states and an input where one is one-sided, word,
+    # line-length, recalled-letter, text, group and bracket contexts, three
+    # more APMs, a second final mixer, quieter context inputs and finer run
+    # maps), mixed or, where the network cannot help, alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),
                  "balanced", learned=True),

@@ -175,8 +175,11 @@ ARCHIVES = {
     "statistics-default-records": (RECORDS, dict(level="default", method="statistics",
                                                  statistics_model=20)),
     # Level max's bytes of no other kind since model 106 (model 6 with the
-    # bytes at fixed distances back and a second final mixer; fade 0.11, v8).
-    "statistics-max-records106": (RECORDS, dict(level="max", method="statistics")),
+    # bytes at fixed distances back and a second final mixer; fade 0.11, v8),
+    # asked for by number since model 139 (106 with max's text parts).
+    "statistics-max-records106": (RECORDS, dict(level="max", method="statistics",
+                                                statistics_model=106)),
+    "statistics-max-records139": (RECORDS, dict(level="max", method="statistics")),
     # The default's since model 107 (model 20 with the same; fade 0.11, v8).
     "statistics-default-records107": (RECORDS, dict(level="default", method="statistics")),
     # Max's and the default's tables, markup, log lines and x86 code with a second
@@ -225,7 +228,10 @@ ARCHIVES = {
     # With thirteen more again: model 133 (asked for by number since model 136,
     # which adds twelve of groups and brackets, two weight sets and slots).
     "statistics-max133": (TEXT, dict(level="max", method="statistics", statistics_model=133)),
-    "statistics-max136": (TEXT, dict(level="max", method="statistics")),
+    # Model 136 (asked for by number since model 138, which adds an input per
+    # context where its bit history has seen one value only).
+    "statistics-max136": (TEXT, dict(level="max", method="statistics", statistics_model=136)),
+    "statistics-max138": (TEXT, dict(level="max", method="statistics")),
     "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
     # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
     "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),

@@ -283,7 +283,7 @@ def test_golden_statistics_archive_at_documented_offsets(version):
     ("default", 128, "default-audio-apart128"), ("max", 130, "max-audio130"),
     ("max", 131, "max131"), ("max", 132, "max132"), ("max", 133, "max133"),
     ("default", 134, "default134"), ("max", 135, "max-markup135"), ("max", 136, "max136"),
-    ("max", 137, "max-markup137")])
+    ("max", 137, "max-markup137"), ("max", 138, "max138"), ("max", 139, "max-records139")])
 def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     """What levels default and max write where the network cannot help: their
     statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
@@ -352,8 +352,11 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
     by number since); max's text since model 136 (133 with twelve contexts
     of groups and brackets, two weight sets and twice the slots; 133 asked
     for by number since) and max's markup since model 137 (135 with those
-    twelve contexts; 135 asked for by number since); the same bytes on any
-    CPU."""
+    twelve contexts; 135 asked for by number since); max's text since model
+    138 (136 with an input per context where its bit history has seen one
+    value only; 136 asked for by number since) and max's bytes of no other
+    kind since model 139 (106 with max's text parts; 106 asked for by number
+    since); the same bytes on any CPU."""
     blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
     original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
     header = fade.read_header(blob)
@@ -370,7 +373,8 @@ def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
                                  41, 30, 31, 32, 7, 8, 9, 33, 34, 35, 38, 17, 18, 57, 58, 68,
                                  69, 65, 70, 71, 72, 74, 37, 45, 46, 47, 49, 39, 82, 86,
                                  88, 94, 73, 77, 20, 60, 61, 63, 64, 66, 67, 75, 76, 78, 79,
-                                 80, 100, 54, 55, 129, 104, 131, 132, 105, 109, 133, 135))
+                                 80, 100, 54, 55, 129, 104, 131, 132, 105, 109, 133, 135,
+                                 136, 106))
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
         len(original))

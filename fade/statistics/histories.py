@@ -95,3 +95,8 @@ def prior(state: int) -> int:
     n0, n1, _ = STATES[state]
     p16 = (5 * n1 + 2) * 65536 // (5 * (n0 + n1) + 4)
     return min(max(p16, 64), 65472) << 16
+
+
+# Per state: 1 where it has seen bits of one value only (F_SURE's input fires).
+ONE_SIDED = np.array([1 if k and min(STATES[k][:2]) == 0 else 0 for k in range(len(STATES))]
+                     + [0] * (256 - len(STATES)), dtype=np.int64)

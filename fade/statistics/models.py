@@ -22,7 +22,7 @@ from fade.statistics.parts import (
     F_TRIGRAM, F_WORDSET, F_X86, F_RECORDS, F_AUDIO, F_IMAGE, F_PIXELS, F_MARKUP, F_LOG, F_STATES,
     F_WORDS, F_SSE, F_GREEN, F_OLS64, F_LENGTH, F_LINES, F_X86MORE, F_FIELD_ORDERS, F_FIELD_ORDER1,
     F_LAZY, F_RECALL, F_SOURCE, F_BLOCK, F_SWAP, F_CHROMA, F_FINAL2, F_DISTANT, F_QUIET,
-    F_RUNKEYS, F_SETS5, F_TEXT, F_TEXT2, F_TEXT3)
+    F_RUNKEYS, F_SETS5, F_TEXT, F_TEXT2, F_TEXT3, F_SURE)
 
 
 @dataclass(frozen=True)
@@ -554,9 +554,9 @@ MODELS += _extended(F_FINAL2, "", "model 104's second final mixer", tuple(
     (base, MODELS[base].use) for base in _MEDIA))
 MODELS += (replace(MODELS[128], base=128, level="max", use=MODELS[129].use,
                    adds="nothing (max's settings)"),)
-# Steps on the text's models, and max's markup with them (docs/statistics.md, "Model 131" to
-# "Models 136 and 137"): models 131 to 137, each its base, the parts named and how many times
-# twice its base's slots a byte.
+# Steps on the text's models, and max's markup and other bytes with them (docs/statistics.md,
+# "Model 131" to "Models 138 and 139"): models 131 to 139, each its base, the parts named and
+# how many times twice its base's slots a byte.
 _STEPS = ((104, F_QUIET | F_RUNKEYS, "each context's inputs at half scale, the first layer's "
            "weight sets at 1.5x the rate; each run map by the bit's place and whether the context "
            "saw another byte", 0),
@@ -575,7 +575,13 @@ _STEPS = ((104, F_QUIET | F_RUNKEYS, "each context's inputs at half scale, the f
            "digits as one, and the brackets and quotes open with the word, the last bytes and "
            "their classes; two more weight sets, by those groups and by those classes; twice "
            "the slots a byte", 1),
-          (135, F_TEXT3, "model 136's twelve contexts of groups and brackets", 0))
+          (135, F_TEXT3, "model 136's twelve contexts of groups and brackets", 0),
+          (136, F_SURE, "one more input per context: its node's probability where its bit "
+           "history has seen one bit value only", 0),
+          (106, F_QUIET | F_RUNKEYS | F_WORDS | F_TEXT | F_TEXT2 | F_TEXT3 | F_SSE | F_SETS5,
+           "max's text parts: model 131's quieter inputs and finer run maps; the word, text, "
+           "group and bracket contexts of models 37 and 132 to 136; three more APMs; model "
+           "136's two weight sets; twice the slots a byte", 1))
 _STEPS_FIRST = len(MODELS)
 for _base, _part, _adds, _more in _STEPS:  # (in turn: a step may extend the one before)
     (_model,) = _extended(_part, "", _adds, ((_base, MODELS[_base].use),))

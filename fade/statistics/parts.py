@@ -271,6 +271,10 @@ F_TEXT3 = 1 << 50
 # the last three groups of TEXT3's (runs as one) with c0, hashed, and by the
 # last three bytes' classes with the bit's position (fade.statistics.text).
 F_SETS5 = 1 << 51
+# SURE (with STATES): one more input per context, its node's probability where
+# its bit history has seen one bit value only (0 elsewhere), as paq8's context
+# maps add an input for a deterministic state.
+F_SURE = 1 << 52
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
@@ -290,7 +294,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
               F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2",
-              F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5"}
+              F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5", F_SURE: "F_SURE"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

@@ -27,12 +27,12 @@ from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, INLINE, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
     apm_read, context_hash, final_learn, final_mix, find_slot, learn, network_bits, squash,
     two_dots)
-from fade.statistics.histories import NEXT
+from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
     F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SOURCE,
-    F_SSE, F_STATES, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86, F_X86MORE, KEYED,
-    SHARED)
+    F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86, F_X86MORE,
+    KEYED, SHARED)
 from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
 from fade.statistics.text import note_text3, text_contexts, text_sets
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
@@ -175,6 +175,7 @@ def predict(tables, s, c0, bitpos, network):
     parts = parameters[P_PARTS]
     runs_on = parts & F_RUNS
     quiet = 1 if parts & F_QUIET else 0  # (model 131) each context's inputs at half scale
+    sure_at = FIXED_INPUTS + (4 if runs_on else 2) * count if parts & F_SURE else 0
     for k in range(count):
         i = parameters[P_ACTIVE + k]
         value = nodes[streams[s, S_SLOTS + i] * 16 + node]
@@ -183,6 +184,8 @@ def predict(tables, s, c0, bitpos, network):
         inputs[n + 1] = STRETCH[state_maps[i * 256 + h] >> 16] >> quiet if h else 0
         if runs_on:  # (model 3) its probability in the linear domain, after the runs below
             inputs[FIXED_INPUTS + 3 * count + k] = (np.int64(value >> 16) - 32768) >> (6 + quiet)
+        if sure_at:  # (F_SURE) and where its history has seen one bit value only, again
+            inputs[sure_at + k] = STRETCH[value >> 16] >> quiet if ONE_SIDED[h] else 0
         n += 2
     if runs_on:
         # Two more inputs per context (model 3): its run's prediction, and (set
@@ -190,6 +193,8 @@ def predict(tables, s, c0, bitpos, network):
         # nonlinearity.
         run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, quiet)
         n += 2 * count
+    if sure_at:
+        n += count
     if parameters[P_PARTS] & F_DNA:  # the counts of bases, an input per order (code_byte's)
         n += DNA_INPUTS
     elif parameters[P_PARTS] & F_IMAGE:  # the predictions' inputs (code_byte's)

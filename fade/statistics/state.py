@@ -18,7 +18,8 @@ import numpy as np
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_BLOCK, F_DNA,
                                    F_FINAL2, F_IMAGE, F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD,
-                                   F_RUNS, F_SETS, F_SETS4, F_SETS5, F_TABLE, F_RECORDS, F_SSE,
+                                   F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SURE, F_TABLE, F_RECORDS,
+                                   F_SSE,
                                    F_WORDS, F_WORDSET, F_X86, F_X86MORE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
@@ -145,12 +146,13 @@ SCRATCH_HASHES = SETS5_AT + 4
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
-# and (F_RUNS) two more per context, and (F_DNA) the counts' inputs
+# and (F_RUNS) two more per context, (F_SURE) one more, and (F_DNA) the counts' inputs
 # A weight set is a row as long as the most inputs any model has (keyed, the
 # most): four per context with F_RUNS, two without, and F_DNA's (longer rows
 # for all slowed text 5-9%). Image models have fewer (2 of the shared and 18
 # image contexts, two inputs each, and IMAGE_INPUTS).
-INPUTS = max(FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active_contexts(parts, True)[0])
+INPUTS = max(FIXED_INPUTS + (2 + (2 if parts & F_RUNS else 0) + (1 if parts & F_SURE else 0))
+             * len(active_contexts(parts, True)[0])
              + (DNA_INPUTS if parts & F_DNA else 0) for parts in MODEL_PARTS
              if not parts & F_IMAGE)
 assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS
