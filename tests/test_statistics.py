@@ -61,7 +61,8 @@ def test_squash_and_stretch_are_monotone_inverses():
 # is one for all models, so level max's (the slowest; a third of the test's
 # time on the repeats) and the models no level picks any more (whose parts a
 # newer model has) code a quarter of the zeros and half the repeated fox,
-# where their counters, states and APMs saturate as well.
+# where their counters, states and APMs saturate as well; those no level picks
+# (their bytes pinned by their goldens) code half the book and the map tiles.
 @pytest.mark.parametrize("name, length", [
     ("alice29.txt", 40_000), ("mapsdatazrh", 16_384), ("edge/zeros", 69_632),
     ("edge/random_org_10k.bin", None), ("edge/x", None), ("edge/empty", None),
@@ -70,11 +71,13 @@ def test_file_order_round_trips(name, length, config):
     model = statistics.MODELS[config.model]
     if name.startswith("edge/") and length and (model.level == "max" or not model.current):
         length //= 4 if name == "edge/zeros" else 2
+    elif length and not model.current:
+        length //= 2
     data = corpus_file(name).read_bytes()[:length]
     stream = statistics.encode_file(data, config)
     assert statistics.decode_file(stream, len(data), config) == data
     if name == "alice29.txt" and model.kind != "dna":
-        assert len(stream) < 0.34 * len(data)  # text: well under 3 bits a byte even on 40 KB
+        assert len(stream) < 0.34 * len(data)  # text: well under 3 bits a byte even on 20 KB
     if name == "edge/zeros":  # long runs: the counters, APMs and match model saturate
         assert len(stream) < 0.002 * len(data) + 64
 
@@ -227,12 +230,13 @@ def test_max_text_models_131_to_138_each_pay():
     F_TEXT3 (twelve contexts of the bytes' groups with a run of letters or
     digits as one, and of the brackets and quotes open) and F_SETS5 (two
     more weight sets, by those groups and by the bytes' classes) with twice
-    the slots a byte. Measured on a book's first 120 KB: -0.71%, -0.37%,
-    -0.05%, -0.57%; on 64 KB of log lines: -0.15%, -2.4%, -1.2%, -1.17%; on
-    64 KB of Wikipedia's markup (132 to 136): -0.53%, -0.12%, -1.54%; 138
-    adds F_SURE (an input per context where its bit history has seen one
-    value only): -0.30% on the same markup (docs/statistics.md, "Model 131"
-    to "Models 138 and 139")."""
+    the slots a byte, 138 F_SURE (an input per context where its bit
+    history has seen one value only). Measured on a book's first 120 KB:
+    -0.71%, -0.37%, -0.05%, -0.57%, -0.23%; on 64 KB of log lines: -0.15%,
+    -2.4%, -1.2%, -1.17%, -0.10%; on 64 KB of Wikipedia's markup (132 on):
+    -0.53%, -0.12%, -1.54%, -0.30% (docs/statistics.md, "Model 131" to
+    "Models 138 and 139"). The steps to 133 are no level's any more, their
+    bytes pinned by their goldens: only the last two are measured here."""
     from fade.statistics.parts import (F_QUIET, F_RUNKEYS, F_SETS5, F_SURE, F_TEXT, F_TEXT2,
                                        F_TEXT3)
     models = statistics.MODELS
@@ -242,16 +246,12 @@ def test_max_text_models_131_to_138_each_pay():
     assert models[136].parts == models[133].parts | F_TEXT3 | F_SETS5
     assert models[136].slots_per_byte_bits == models[133].slots_per_byte_bits + 1
     assert models[138].parts == models[136].parts | F_SURE
-    steps = (104, 131, 132, 133, 136)
-    book = _coded_sizes(corpus_file("lcet10.txt").read_bytes()[:120_000], steps)
-    assert book[1] < 0.995 * book[0] and book[2] < 0.998 * book[1] and book[3] <= book[2]
-    assert book[4] < 0.997 * book[3]
-    log = _coded_sizes(corpus_file("dpkg.log").read_bytes()[:65_536], steps)
-    assert log[1] <= log[0] and log[2] < 0.985 * log[1] and log[3] < 0.995 * log[2]
-    assert log[4] < 0.995 * log[3]
-    wiki = _coded_sizes(corpus_file("enwik6").read_bytes()[:65_536], steps[1:] + (138,))
-    assert wiki[1] < 0.997 * wiki[0] and wiki[2] < 0.9995 * wiki[1] and wiki[3] < 0.99 * wiki[2]
-    assert wiki[4] < 0.998 * wiki[3]
+    book = _coded_sizes(corpus_file("lcet10.txt").read_bytes()[:120_000], (133, 136, 138))
+    assert book[1] < 0.997 * book[0] and book[2] < 0.9985 * book[1]
+    log = _coded_sizes(corpus_file("dpkg.log").read_bytes()[:65_536], (133, 136))
+    assert log[1] < 0.995 * log[0]
+    wiki = _coded_sizes(corpus_file("enwik6").read_bytes()[:65_536], (133, 136, 138))
+    assert wiki[1] < 0.99 * wiki[0] and wiki[2] < 0.998 * wiki[1]
 
 
 def test_the_defaults_text_model_134_pays():
@@ -576,15 +576,15 @@ def test_other_bytes_are_coded_with_the_bytes_further_back(tmp_path):
     assert models[139].parts == models[106].parts | F_QUIET | F_RUNKEYS | F_WORDS | F_TEXT | \
         F_TEXT2 | F_TEXT3 | F_SSE | F_SETS5
     assert models[139].slots_per_byte_bits == models[106].slots_per_byte_bits + 1
-    for level, base, model, since in (("max", 6, 106, 139), ("default", 20, 107, 107)):
-        settings = LEVELS[level].statistics
-        sizes = {number: len(statistics.encode_file(maps, dataclasses.replace(
-            settings, model=number).sized(len(maps)))) for number in {base, model, since}}
-        assert sizes[model] < 0.985 * sizes[base], sizes
-        assert sizes[since] < 0.995 * sizes[model] or since == model, sizes
-        archive = fade.compress(maps, level=level, method="statistics")
-        assert fade.read_header(archive).statistics.model == since
-        archives[level] = (archive, maps)
+    for level, numbers in (("max", (6, 106, 139)), ("default", (20, 107))):
+        # each model's archive at the level (the last, the level's own, not asked for)
+        made = [fade.compress(maps, level=level, method="statistics",
+                              statistics_model=None if number == numbers[-1] else number)
+                for number in numbers]
+        assert [fade.read_header(blob).statistics.model for blob in made] == list(numbers)
+        sizes = [len(blob) for blob in made]
+        assert sizes[1] < 0.985 * sizes[0] and (len(sizes) == 2 or sizes[2] < 0.995 * sizes[1])
+        archives[level] = (made[-1], maps)
     decode_in_a_fresh_process(tmp_path, archives)
 
 
