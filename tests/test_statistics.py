@@ -591,6 +591,22 @@ def test_other_bytes_are_coded_with_the_bytes_further_back(tmp_path):
     decode_in_a_fresh_process(tmp_path, archives)
 
 
+def test_every_model_has_the_parts_its_parts_need():
+    """A part that reads another's state or inputs comes with it in every
+    model (fade.statistics.parts): F_SURE reads F_STATES' bit-history
+    states (older nodes keep seven bits there instead), F_RUNKEYS F_RUNS'
+    entries, F_TEXT F_WORDS' words, F_TEXT2 and F_TEXT3 run inside F_TEXT,
+    and F_SETS5 reads F_TEXT3's groups after F_SETS4's sets."""
+    from fade.statistics.parts import (F_RUNKEYS, F_RUNS, F_SETS4, F_SETS5, F_STATES, F_SURE,
+                                       F_TEXT, F_TEXT2, F_TEXT3, F_WORDS)
+    needs = ((F_SURE, F_STATES), (F_RUNKEYS, F_RUNS), (F_TEXT, F_WORDS), (F_TEXT2, F_TEXT),
+             (F_TEXT3, F_TEXT), (F_SETS5, F_SETS4 | F_TEXT3))
+    for number, parts in enumerate(statistics.MODEL_PARTS):
+        for part, needed in needs:
+            assert not parts & part or parts & needed == needed, (number, part)
+    assert any(parts & F_SURE for parts in statistics.MODEL_PARTS)
+
+
 def test_the_model_table_drives_limits_levels_listings_and_docs():
     """fade.statistics.models.MODELS is the one place a model is known: the
     header's limit, each level's models for text and other bytes, the names

@@ -265,7 +265,7 @@ F_RUNKEYS = 1 << 47
 # TEXT (with WORDS): the thirteen text contexts of model 132 (TEXT on);
 # TEXT2 (with TEXT): model 133's thirteen more (TEXT2 on).
 F_TEXT, F_TEXT2 = 1 << 48, 1 << 49
-# TEXT3 (with TEXT2): model 136's twelve more (TEXT3 on).
+# TEXT3 (with TEXT; models 136 and 137): twelve more (TEXT3 on).
 F_TEXT3 = 1 << 50
 # SETS5 (with SETS4 and TEXT3): two more weight sets under the final mixer, by
 # the last three groups of TEXT3's (runs as one) with c0, hashed, and by the
