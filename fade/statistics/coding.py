@@ -39,14 +39,14 @@ from fade.statistics.colour import from_green, to_green
 from fade.statistics.x86 import from_addresses, to_addresses
 from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, coded_layout,
                                     image_layout, made_header, raw_layout)
-from fade.statistics.parts import (F_DNA, F_IMAGE, F_PIXELS, F_RUNS, F_STATES, MAX_CONTEXTS,
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_PIXELS, F_STATES, MAX_CONTEXTS,
                                    active_contexts)
 from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
                                        decode_range, encode_range)
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
-                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, dna_bits, dna_sets,
-                                   final_sets, image_sets, record_sets, state_arrays, table_sets,
-                                   x86_sets)
+                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, context_inputs, dna_bits,
+                                   dna_sets, final_sets, image_sets, record_sets, state_arrays,
+                                   table_sets, x86_sets)
 
 
 class Tables(NamedTuple):
@@ -97,8 +97,8 @@ class Tables(NamedTuple):
         tables.match_map[:] = 1 << 31
         active, late, unkeyed = active_contexts(parts, config.keyed)
         _start_weights(tables.weights.reshape(-1, INPUTS), active, late, unkeyed)
-        # F_DNA's inputs: after the contexts' (and their runs')
-        first = FIXED_INPUTS + (4 if parts & F_RUNS else 2) * len(active)
+        # F_DNA's and F_IMAGE's inputs: after the contexts'
+        first = FIXED_INPUTS + context_inputs(parts) * len(active)
         if parts & F_DNA:
             tables.weights.reshape(-1, INPUTS)[:, first:first + DNA_INPUTS] = DNA_WEIGHT
         if parts & F_IMAGE:

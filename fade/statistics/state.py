@@ -146,12 +146,20 @@ NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its ch
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
 # and (F_RUNS) two more per context, (F_SURE) one more, and (F_DNA) the counts' inputs
+
+
+def context_inputs(parts: int) -> int:
+    """How many mixer inputs each context gives a model with `parts`: its
+    node's and its state map's, (F_RUNS) its run's and its linear
+    probability, (F_SURE) its node's again where its history is one-sided."""
+    return 2 + (2 if parts & F_RUNS else 0) + (1 if parts & F_SURE else 0)
+
+
 # A weight set is a row as long as the most inputs any model has (keyed, the
 # most): four per context with F_RUNS, two without, and F_DNA's (longer rows
 # for all slowed text 5-9%). Image models have fewer (2 of the shared and 18
 # image contexts, two inputs each, and IMAGE_INPUTS).
-INPUTS = max(FIXED_INPUTS + (2 + (2 if parts & F_RUNS else 0) + (1 if parts & F_SURE else 0))
-             * len(active_contexts(parts, True)[0])
+INPUTS = max(FIXED_INPUTS + context_inputs(parts) * len(active_contexts(parts, True)[0])
              + (DNA_INPUTS if parts & F_DNA else 0) for parts in MODEL_PARTS
              if not parts & F_IMAGE)
 assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS

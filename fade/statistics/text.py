@@ -301,8 +301,6 @@ def _nest_contexts(scratch, streams, s, history):
     scratch[at + 11] = context_hash((nest << 16) | (history & 0xFFFF), 511)
 
 
-
-
 @nb.njit(**INLINE)
 def text_sets(streams, s, c0, bitpos, base):
     """F_SETS5: stream s's two further weight sets (from `base`), by the
