@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from fade.errors import FadeError
 from fade.statistics.choice import for_kind, level_model
-from fade.statistics.models import MODELS
+from fade.statistics.models import MEASURED, MODELS
 from fade.statistics.state import state_bytes
 
 
@@ -175,65 +175,9 @@ class StatisticsConfig:
     `match_bits`: log2 of the match model's table (8 bytes an entry);
     `mixer_rate`: the mixers' learning rate (x / 65536 of input x error);
     `keyed`: contexts keyed by sub-stream (lockstep layouts);
-    `model`: which model (fade.statistics.models.MODELS), each the one
-    before and more: 0 has orders 1-4 and 6, the word and a match model;
-    1 adds word-pair and sparse contexts, a second mixing layer and an
-    order-2 APM; 2 adds higher orders, column and indirect contexts and four
-    more weight sets; 3 adds each context's run, match-byte, sparse and
-    record contexts. Each is smaller and slower than the one before
-    (docs/statistics.md). 4 and 5 are 0 and 1 with sparse, record and
-    stride contexts, for bytes that are not text (`for_kind`); 6 is 3
-    with stride contexts and two more weight sets; 7, 8 and 9 are 0, 1 and
-    6 with field contexts, for delimited tables; 10, 11 and 12 read
-    nucleotides as bases (fade.statistics.dna); 13, 14 and 15 are 4, 5
-    and 6 coding x86 calls' distances as addresses, and 16, 17 and 18
-    (`for_kind`) parse the instructions too (fade.statistics.x86); 19 and
-    20 are 4 and 5 with column contexts and a second record length; 21,
-    22 and 23 are 19, 20 and 6 coding 16-bit PCM audio's samples as a
-    predictor's residuals (fade.statistics.audio); 24, 25 and 26 predict
-    an image's pixels from their neighbours (fade.statistics.image), and
-    27, 28 and 29 raw pixels', their layout measured; 30, 31 and 32 are
-    7, 2 and 9 with the fields of markup (fade.statistics.markup), and 33,
-    34 and 35 7, 8 and 9 with log lines' tokens as fields; 36 is 6 with
-    bit-history states and word contexts (fade.statistics.histories,
-    .words); 37 and 38, the default's and max's models for text, are 1
-    and 36 with those and three more APMs; 39 to 44 are 24 to 29 coding a
-    colour image's pixels as green and differences (fade.statistics.colour);
-    45 to 52 are 25 and 26, 28 and 29, 40 and 41, 43 and 44 with two more
-    weight sets, by the plane and the pixel's place in an 8x8 block and its
-    strip of columns; 53, 54 and 55 are 21, 22 and 23 with least squares of
-    order 64; 56 to 64 are the markup, table and log models with a
-    field's length against the field above's (fade.statistics.tables); 65,
-    max's model for text in a development build, is 38 with a line's
-    length against the line above's; 66 and 67, the default's and max's for x86 code, are 17 and
-    18 with five more instruction contexts; 68 and 69, the default's and
-    max's for markup in a development build, are 57 and 58 with two low
-    orders keyed by the field or the text's language (69 without model 3's
-    sparse contexts); 70 and 71, the default's and max's for markup, are
-    68 and 69 with order 1 keyed the same way (70 with model 3's runs and
-    expected byte); 72 and 73, the default's for markup and max's for
-    text, are 70 and 65 with the letter that last followed the current
-    word's letters so far (72 the default's in a development build); 74,
-    max's for markup in a development build, is 71 with it, without model
-    3's record contexts; 75 and 76, the default's and max's for markup,
-    are 72 and 74 with a translation's words by its original's last word
-    and weight sets that skip their tiny errors (76 without the field's
-    length against the field above's); 77, the default's for text, is 37
-    with max's recalled letter, line-length and indirect contexts and lazy
-    weight sets; 78 to 85 are 45 to 52 with least squares per place in an
-    8x8 block (where a JPEG's blocks were) over a wider neighbourhood; 86
-    to 91 are 39, 42 and 82 to 85 with the two colour differences in the
-    other order; 92 to 103 are 39, 42 and 82 to 91 with the differences'
-    contexts made of the differences alone; 104 and 105, max's and the
-    default's for text, are 73 and 77 with a second final mixer; 116 to 127,
-    the default's and max's for images and raw pixels, are 78 to 81, 94 to
-    97 and 100 to 103 with the same, 128 and 129 are 54 and 55 with the
-    same, 130, max's for audio, is 128 at max, 131 is 104 with its
-    contexts' inputs quieter and its runs' maps finer, 132 is 131 with
-    thirteen more contexts of the text around the byte, 133, max's for
-    text, is 132 with thirteen more, 134, the default's for text, is 105
-    with 132's contexts and 131's quieter inputs, and 135, max's for markup,
-    is 109 with 131's and 132's parts."""
+    `model`: which model (fade.statistics.models.MODELS: its parts and
+    table size, one for each level and kind of bytes; docs/statistics.md,
+    "The models")."""
 
     table_bits: int = 22
     match_bits: int = 22
@@ -252,37 +196,31 @@ class StatisticsConfig:
         """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
         "table", "markup", "log", "dna", "x86", "audio", "image", "pixels", each of
         those two with "-green" or "-green-swap", or "binary"): a level's model
-        for text or for any bytes becomes its model for that kind where it has one
-        (fade.statistics.choice.for_kind; the table in docs/statistics.md, "The
-        models"). Levels fast, default and max code text with models 0, 134 and
-        138, and bytes of no other kind with 19, 107 and 139, which add the
-        contexts that pay on machine code, records and images and cost text
-        speed (docs/statistics.md, "Models 4 to 6", "Models 106 and 107");
-        delimited tables with 59, 112 and 108, nucleotides with 10, 11 and 12, x86
-        code with 16, 115 and 111, 16- and 24-bit PCM audio with 53, 128 and 130, PNM
-        and BMP images with 24, 116 and 117 and raw pixels with 27, 118 and 119,
-        colours that pay as green and differences with 92, 93, 98, 99 and 120 to
-        127, markup
-        (XML, HTML) with 56, 113 and 137 and log lines with 62, 114 and 110."""
+        for text becomes its model for that kind (fade.statistics.choice.for_kind;
+        the table in docs/statistics.md, "The models")."""
         model = for_kind(self.model, kind)
         return self if model == self.model else dataclasses.replace(self, model=model)
 
     def sized(self, length: int) -> "StatisticsConfig":
         """These settings with tables no larger than `length` bytes call for
-        (2 to 4 slots a byte, 8 to 16 for model 6's many contexts, and a match
-        entry per byte, at least 2^16 and 2^12): small inputs start faster and
+        (the model's slots a byte, 4 to 32, and a match entry per byte, at
+        least 2^16 and 2^12): small inputs start faster and
         lose almost nothing (docs/statistics.md)."""
         bits = max(length, 1).bit_length()
-        known = 0 <= self.model < len(MODELS)
-        slots = MODELS[self.model].slots_per_byte_bits if known else 2
+        known = 0 <= self.model < len(MODELS) + len(MEASURED)
+        slots = (MODELS + MEASURED)[self.model].slots_per_byte_bits if known else 2
         return dataclasses.replace(self, table_bits=min(self.table_bits, max(16, bits + slots)),
                                    match_bits=min(self.match_bits, max(12, bits)))
 
-    def validate(self, what: str = "statistics") -> "StatisticsConfig":
+    def validate(self, what: str = "statistics", measured: bool = False) -> "StatisticsConfig":
         """Raise FadeError naming the field and its value if one is out of
-        STATISTICS_LIMITS."""
+        STATISTICS_LIMITS; with `measured`, the model may also be one that
+        is measured but never archived (fade.statistics.models.MEASURED: the
+        colour band's, the candidates)."""
         for name, (low, high) in STATISTICS_LIMITS.items():
             value = int(getattr(self, name))
+            if measured and name == "model":
+                high += len(MEASURED)
             if not low <= value <= high:
                 raise FadeError(f"{what} {name} = {value} is outside its domain [{low}, {high}]")
         return self
@@ -329,28 +267,21 @@ def network_runs(level: str | None, preset_given: bool, method: str, float_mode:
 # Levels, fastest first. A preset given without a level means the network
 # alone with that preset (the archives of fade 0.5 and before).
 LEVELS: dict[str, Level] = {
-    # Statistics alone in file order, for speed: model 0, the fastest
-    # statistics, with 256 MiB of tables (docs/results.md).
+    # Statistics alone in file order, for speed: each kind's fastest model,
+    # with 256 MiB of tables (docs/results.md).
     "fast": Level(StatisticsConfig(table_bits=22, match_bits=22,
                                    model=level_model("fast", "text")), None),
-    # Statistics alone in file order, model 134 (for_kind: another for tables,
-    # nucleotides, x86 code, other bytes), or the size floor where smaller:
-    # archives that decode with fade alone on any CPU, at the statistics'
-    # speed. Asked for a network
-    # (--preset, --method fade, --floats), the default network and model 134
-    # mixed bit by bit (fade 0.10's default hybrid, with model 1).
+    # Statistics alone in file order, each kind's model of this level
+    # (for_kind), or the size floor where smaller: archives that decode with
+    # fade alone on any CPU, at the statistics' speed. Asked for a network
+    # (--preset, --method fade, --floats), the default network and this
+    # level's text model mixed bit by bit.
     "default": Level(StatisticsConfig(table_bits=22, match_bits=22, keyed=True,
                                       model=level_model("default", "text")),
                      "balanced"),
-    # The best ratio: the default network with statistics model 138 for text
-    # (model 139 for other bytes: model 3's higher orders, column, indirect and
-    # match-byte contexts, weight sets and runs, with stride contexts, two
-    # more weight sets, the bytes at fixed distances back, a second final
-    # mixer and the text's parts below, in tables of up to 1 GiB; 138 adds
-    # bit-history states and an input where one is one-sided, word,
-    # line-length, recalled-letter, text, group and bracket contexts, three
-    # more APMs, a second final mixer, quieter context inputs and finer run
-    # maps), mixed or, where the network cannot help, alone in file order.
+    # The best ratio: the default network mixed bit by bit with this level's
+    # text model (tables of up to 1 GiB), or, where the network cannot help,
+    # each kind's model of this level alone in file order.
     "max": Level(StatisticsConfig(table_bits=24, match_bits=22, keyed=True,
                                   model=level_model("max", "text")),
                  "balanced", learned=True),

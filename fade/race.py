@@ -26,6 +26,7 @@ import numpy as np
 
 from fade import statistics
 from fade.statistics.audio import wav_layout
+from fade.statistics.models import BAND_MODELS
 from fade.statistics.colour import (GREEN_GAIN, SWAP_GAIN, TRIAL_BYTES, TRIAL_ROWS,
                                     TRIAL_SHARE, green_layout)
 from fade.statistics.pixels import Layout as Pixels, image_layout, made_header, raw_layout
@@ -347,7 +348,8 @@ def log_lines(data: bytes) -> bool:
 def colour_choice(data: bytes, layout: Pixels | None) -> tuple[bool, bool]:
     """Whether the colour image whose pixels `layout` places in `data`
     (a header's, or raw pixels') codes smaller as green and differences: a
-    band of its rows from the middle, coded both ways with BAND_MODELS, is
+    band of its rows from the middle, coded both ways with the band's models
+    (fade.statistics.models.BAND_MODELS), is
     at least GREEN_GAIN smaller so
     (fade.statistics.colour); and if so, whether with the two differences
     swapped (F_SWAP) the band is SWAP_GAIN of that or less."""
@@ -357,10 +359,6 @@ def colour_choice(data: bytes, layout: Pixels | None) -> tuple[bool, bool]:
     return True, sizes[2] <= SWAP_GAIN * sizes[1]
 
 
-# The models the band is coded with: the default's for images before models
-# 116 to 127, by number, so that a change of the levels' image models does not
-# move the choice (nor with it level fast's archives).
-BAND_MODELS = {"image": 78, "image-green": 94, "image-green-swap": 100}
 
 
 def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int, int] | None:

@@ -19,7 +19,9 @@ from pathlib import Path
 import numpy as np
 
 import fade
+from fade import race
 from fade.format.headers import VERSION
+from fade.statistics.models import LEVEL_MODELS
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 # Made up here (not corpus data): text with repeats, so the model has something to learn.
@@ -156,272 +158,13 @@ ARCHIVES = {
     "native": (TEXT, dict(SETTINGS, method="fade", groups=1, native=True)),
     "stored": (TEXT, dict(method="stored")),
     # The statistics alone (level fast, format v6; model 0) and mixed with the
-    # network (the hybrid coding, two groups with their own statistics); model 1
-    # of the statistics from format v8, alone in file order as the default level
-    # writes them where the network cannot help.
+    # network (the hybrid coding, two groups with their own statistics).
     "statistics": (TEXT, dict(level="fast", method="statistics")),
-    # (the default's text model until model 37, asked for by number since)
-    "statistics-default": (TEXT, dict(level="default", method="statistics",
-                                      statistics_model=1)),
     "hybrid": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8, groups=2)),
-    # Level max from fade 0.10 (still format v8): statistics model 3, alone in
-    # file order and in the hybrid. (v8-statistics-max and v8-max-hybrid are
-    # fade 0.9.0's level max, model 2: kept as written, never regenerated.)
-    "statistics-max3": (TEXT, dict(level="max", method="statistics")),
     "max3-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
-    # (v8-statistics-binary and -default-binary are RECORDS in models 4 and 5,
-    # fade 0.11's first models for bytes that are not text: kept as written.)
-    "statistics-records": (RECORDS, dict(level="fast", method="statistics")),
-    "statistics-default-records": (RECORDS, dict(level="default", method="statistics",
-                                                 statistics_model=20)),
-    # Level max's bytes of no other kind since model 106 (model 6 with the
-    # bytes at fixed distances back and a second final mixer; fade 0.11, v8),
-    # asked for by number since model 139 (106 with max's text parts).
-    "statistics-max-records106": (RECORDS, dict(level="max", method="statistics",
-                                                statistics_model=106)),
-    "statistics-max-records139": (RECORDS, dict(level="max", method="statistics")),
-    # The default's since model 107 (model 20 with the same; fade 0.11, v8).
-    "statistics-default-records107": (RECORDS, dict(level="default", method="statistics")),
-    # Max's and the default's tables, markup, log lines and x86 code with a second
-    # final mixer since models 108 to 115 (fade 0.11, still format v8).
-    "statistics-max-table108": (TABLE, dict(level="max", method="statistics")),
-    "statistics-max-markup109": (MARKUP, dict(level="max", method="statistics",
-                                              statistics_model=109)),
-    # Max's markup with the text's quieter inputs, finer run maps and text
-    # contexts (109 asked for by number since): model 135 (asked for by number
-    # since model 137, which adds model 136's groups and brackets).
-    "statistics-max-markup135": (MARKUP, dict(level="max", method="statistics",
-                                              statistics_model=135)),
-    "statistics-max-markup137": (MARKUP, dict(level="max", method="statistics")),
-    "statistics-max-log110": (LOG, dict(level="max", method="statistics")),
-    "statistics-max-x86-111": (INSTRUCTIONS, dict(level="max", method="statistics")),
-    "statistics-default-table112": (TABLE, dict(level="default", method="statistics")),
-    "statistics-default-markup113": (MARKUP, dict(level="default", method="statistics")),
-    "statistics-default-log114": (LOG, dict(level="default", method="statistics")),
-    "statistics-default-x86-115": (INSTRUCTIONS, dict(level="default", method="statistics")),
-    # Level max from fade 0.11 (still format v8): statistics model 6.
-    # (level max's text model until model 36, asked for by number since)
-    "statistics-max6": (TEXT, dict(level="max", method="statistics", statistics_model=6)),
-    # Level max's text in a development build of fade 0.11 (still format v8):
-    # model 36 (asked for by number since model 38).
-    "statistics-max36": (TEXT, dict(level="max", method="statistics", statistics_model=36)),
-    # The default's and max's text from fade 0.11 (still format v8): models 37
-    # and 38 (model 1's golden above asked for by number since; model 38 since
-    # model 65).
-    "statistics-default37": (TEXT, dict(level="default", method="statistics",
-                                        statistics_model=37)),
-    "statistics-max38": (TEXT, dict(level="max", method="statistics", statistics_model=38)),
-    # Max's text with the line-length context: model 65.
-    "statistics-max65": (TEXT, dict(level="max", method="statistics", statistics_model=65)),
-    # With the letter that last followed the word so far (model 65 asked for by
-    # number since): model 73 (asked for by number since model 104).
-    "statistics-max73": (TEXT, dict(level="max", method="statistics", statistics_model=73)),
-    # With a second final mixer, by the text around the bit: model 104 (asked
-    # for by number since model 131).
-    "statistics-max104": (TEXT, dict(level="max", method="statistics", statistics_model=104)),
-    # With its contexts' inputs quieter and its runs' maps finer: model 131
-    # (asked for by number since model 132).
-    "statistics-max131": (TEXT, dict(level="max", method="statistics", statistics_model=131)),
-    # With thirteen more contexts of the text around the byte: model 132
-    # (asked for by number since model 133).
-    "statistics-max132": (TEXT, dict(level="max", method="statistics", statistics_model=132)),
-    # With thirteen more again: model 133 (asked for by number since model 136,
-    # which adds twelve of groups and brackets, two weight sets and slots).
-    "statistics-max133": (TEXT, dict(level="max", method="statistics", statistics_model=133)),
-    # Model 136 (asked for by number since model 138, which adds an input per
-    # context where its bit history has seen one value only).
-    "statistics-max136": (TEXT, dict(level="max", method="statistics", statistics_model=136)),
-    "statistics-max138": (TEXT, dict(level="max", method="statistics")),
-    "max6-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
-    # (The three levels' tables and log lines before models 59 to 64, asked for by number since.)
-    "statistics-table": (TABLE, dict(level="fast", method="statistics", statistics_model=7)),
-    "statistics-default-table": (TABLE, dict(level="default", method="statistics",
-                                             statistics_model=8)),
-    "statistics-max-table": (TABLE, dict(level="max", method="statistics", statistics_model=9)),
-    # The same with a field's length against the field above's: models 59 to 64.
-    "statistics-table59": (TABLE, dict(level="fast", method="statistics")),
-    "statistics-default-table60": (TABLE, dict(level="default", method="statistics",
-                                               statistics_model=60)),
-    "statistics-max-table61": (TABLE, dict(level="max", method="statistics",
-                                           statistics_model=61)),
-    "statistics-log62": (LOG, dict(level="fast", method="statistics")),
-    "statistics-default-log63": (LOG, dict(level="default", method="statistics",
-                                           statistics_model=63)),
-    "statistics-max-log64": (LOG, dict(level="max", method="statistics",
-                                       statistics_model=64)),
-    # (The three levels' markup before models 56 to 58, asked for by number since.)
-    "statistics-markup": (MARKUP, dict(level="fast", method="statistics", statistics_model=30)),
-    "statistics-default-markup": (MARKUP, dict(level="default", method="statistics",
-                                               statistics_model=31)),
-    "statistics-max-markup": (MARKUP, dict(level="max", method="statistics",
-                                           statistics_model=32)),
-    # The same with a field's length against the field above's: models 56 to 58.
-    "statistics-markup56": (MARKUP, dict(level="fast", method="statistics")),
-    "statistics-default-markup57": (MARKUP, dict(level="default", method="statistics",
-                                                 statistics_model=57)),
-    "statistics-max-markup58": (MARKUP, dict(level="max", method="statistics",
-                                             statistics_model=58)),
-    # The default's and max's with two low orders keyed by the field or the text's
-    # language (models 57 and 58 asked for by number since): models 68 and 69.
-    "statistics-default-markup68": (MARKUP, dict(level="default", method="statistics",
-                                                 statistics_model=68)),
-    "statistics-max-markup69": (MARKUP, dict(level="max", method="statistics",
-                                             statistics_model=69)),
-    # With order 1 keyed the same way, at the default with max's runs and expected
-    # byte (models 68 and 69 asked for by number since): models 70 and 71.
-    "statistics-default-markup70": (MARKUP, dict(level="default", method="statistics",
-                                                 statistics_model=70)),
-    "statistics-max-markup71": (MARKUP, dict(level="max", method="statistics",
-                                             statistics_model=71)),
-    # The default's with the letter that last followed the word so far (model 70
-    # asked for by number since; itself since model 75): model 72.
-    "statistics-default-markup72": (MARKUP, dict(level="default", method="statistics",
-                                                 statistics_model=72)),
-    # Max's with it, without the two record contexts (model 71 asked for by number
-    # since; itself since model 76): model 74.
-    "statistics-max-markup74": (MARKUP, dict(level="max", method="statistics",
-                                             statistics_model=74)),
-    # The default's with a translation's words by its original's last word, and
-    # weight sets that skip their tiny errors (model 72 asked for by number
-    # since): model 75.
-    "statistics-default-markup75": (MARKUP, dict(level="default", method="statistics",
-                                                 statistics_model=75)),
-    # Max's with the same, without the field's length against the field above's
-    # (model 74 asked for by number since): model 76.
-    "statistics-max-markup76": (MARKUP, dict(level="max", method="statistics",
-                                             statistics_model=76)),
-    # The default's text with the recalled letter, the line's length, the indirect
-    # contexts and lazy weight sets (model 37 asked for by number since): model 77
-    # (asked for by number since model 105).
-    "statistics-default77": (TEXT, dict(level="default", method="statistics",
-                                        statistics_model=77)),
-    # With a second final mixer, by the text around the bit: model 105 (asked
-    # for by number since model 134).
-    "statistics-default105": (TEXT, dict(level="default", method="statistics",
-                                         statistics_model=105)),
-    # The default's text with model 132's contexts and quieter inputs (105 asked
-    # for by number since): model 134.
-    "statistics-default134": (TEXT, dict(level="default", method="statistics")),
-    "statistics-log": (LOG, dict(level="fast", method="statistics", statistics_model=33)),
-    "statistics-default-log": (LOG, dict(level="default", method="statistics",
-                                         statistics_model=34)),
-    "statistics-max-log": (LOG, dict(level="max", method="statistics", statistics_model=35)),
-    "statistics-dna": (DNA, dict(level="fast", method="statistics")),
-    "statistics-default-dna": (DNA, dict(level="default", method="statistics")),
-    "statistics-max-dna": (DNA, dict(level="max", method="statistics")),
-    # (v8-statistics-x86, -default-x86 and -max-x86 are CODE in models 13, 14
-    # and 15, fade 0.11's first x86 models: kept as written, never regenerated.)
-    "statistics-x86-instructions": (INSTRUCTIONS, dict(level="fast", method="statistics")),
-    # (the default's and max's x86 models 17 and 18 asked for by number since 66 and 67)
-    "statistics-default-x86-instructions": (INSTRUCTIONS, dict(level="default",
-                                                               method="statistics",
-                                                               statistics_model=17)),
-    "statistics-max-x86-instructions": (INSTRUCTIONS, dict(level="max", method="statistics",
-                                                           statistics_model=18)),
-    # The same with five more instruction contexts: models 66 and 67.
-    "statistics-default-x86-66": (INSTRUCTIONS, dict(level="default", method="statistics",
-                                                     statistics_model=66)),
-    "statistics-max-x86-67": (INSTRUCTIONS, dict(level="max", method="statistics",
-                                                 statistics_model=67)),
-    # (The three levels' audio before models 53 to 55, asked for by number since.)
-    "statistics-audio": (AUDIO, dict(level="fast", method="statistics", statistics_model=21)),
-    "statistics-default-audio": (AUDIO, dict(level="default", method="statistics",
-                                             statistics_model=22)),
-    "statistics-max-audio": (AUDIO, dict(level="max", method="statistics", statistics_model=23)),
-    "statistics-default-audio24": (AUDIO24, dict(level="default", method="statistics",
-                                                 statistics_model=22)),
-    "statistics-default-audio-apart": (AUDIO_APART, dict(level="default", method="statistics",
-                                                         statistics_model=22)),
-    # The same with least squares of order 64: models 53 to 55 (54 and 55 asked
-    # for by number since models 128 and 129).
-    "statistics-audio53": (AUDIO, dict(level="fast", method="statistics")),
-    "statistics-default-audio54": (AUDIO, dict(level="default", method="statistics",
-                                               statistics_model=54)),
-    "statistics-max-audio55": (AUDIO, dict(level="max", method="statistics",
-                                           statistics_model=55)),
-    "statistics-default-audio24-54": (AUDIO24, dict(level="default", method="statistics",
-                                                    statistics_model=54)),
-    "statistics-default-audio-apart54": (AUDIO_APART, dict(level="default",
-                                                           method="statistics",
-                                                           statistics_model=54)),
-    "statistics-image": (IMAGE, dict(level="fast", method="statistics")),
-    # (The default's and max's images before models 45 to 52, asked for by number since.)
-    "statistics-default-image": (IMAGE, dict(level="default", method="statistics",
-                                             statistics_model=25)),
-    "statistics-max-image": (IMAGE, dict(level="max", method="statistics", statistics_model=26)),
-    "statistics-default-image-bmp": (IMAGE_BMP, dict(level="default", method="statistics",
-                                                     statistics_model=25)),
-    "statistics-default-image16": (IMAGE16, dict(level="default", method="statistics",
-                                                 statistics_model=25)),
-    "statistics-image-green": (IMAGE_GREEN, dict(level="fast", method="statistics",
-                                                 statistics_model=39)),
-    "statistics-default-image-green": (IMAGE_GREEN, dict(level="default", method="statistics",
-                                                         statistics_model=40)),
-    "statistics-max-image-green": (IMAGE_GREEN, dict(level="max", method="statistics",
-                                                     statistics_model=41)),
-    # The colour image's pixels alone (raw, 4,608 bytes): models 27 to 29.
-    "statistics-default-pixels": (IMAGE[13:], dict(level="default", method="statistics",
-                                                   statistics_model=28)),
-    # The same with the weight sets by the pixel's place: models 45 to 52
-    # (asked for by number since models 78 to 85).
-    "statistics-default-image45": (IMAGE, dict(level="default", method="statistics",
-                                               statistics_model=45)),
-    "statistics-max-image46": (IMAGE, dict(level="max", method="statistics",
-                                           statistics_model=46)),
-    "statistics-default-image16-45": (IMAGE16, dict(level="default", method="statistics",
-                                                    statistics_model=45)),
-    "statistics-default-pixels47": (IMAGE[13:], dict(level="default", method="statistics",
-                                                     statistics_model=47)),
-    "statistics-default-image-green49": (IMAGE_GREEN, dict(level="default", method="statistics",
-                                                           statistics_model=49)),
-    # The same with least squares per place in an 8x8 block: models 78 to 85
-    # (asked for by number since models 116 to 127).
-    "statistics-default-image78": (IMAGE, dict(level="default", method="statistics",
-                                               statistics_model=78)),
-    "statistics-max-image79": (IMAGE, dict(level="max", method="statistics",
-                                           statistics_model=79)),
-    "statistics-default-image16-78": (IMAGE16, dict(level="default", method="statistics",
-                                                    statistics_model=78)),
-    "statistics-default-pixels80": (IMAGE[13:], dict(level="default", method="statistics",
-                                                     statistics_model=80)),
-    "statistics-default-image-green82": (IMAGE_GREEN, dict(level="default",
-                                                           method="statistics",
-                                                           statistics_model=82)),
-    # The same with the differences swapped, as its band chooses: models 86 to 91
-    # (asked for by number since models 92 to 103).
-    "statistics-image-green-swap86": (IMAGE_GREEN, dict(level="fast", method="statistics",
-                                                        statistics_model=86)),
-    "statistics-default-image-green-swap88": (IMAGE_GREEN, dict(level="default",
-                                                                method="statistics",
-                                                                statistics_model=88)),
-    # The same with the differences' contexts by the differences: models 92 to
-    # 103 (94, the differences in their first order, asked for by number; and
-    # 100 since model 124).
-    "statistics-image-green-swap98": (IMAGE_GREEN, dict(level="fast", method="statistics")),
-    "statistics-default-image-green-swap100": (IMAGE_GREEN, dict(level="default",
-                                                                 method="statistics",
-                                                                 statistics_model=100)),
-    "statistics-default-image-green94": (IMAGE_GREEN, dict(level="default",
-                                                           method="statistics",
-                                                           statistics_model=94)),
-    # The default's and max's images and raw pixels with a second final mixer
-    # since models 116 to 127 (fade 0.11, still format v8).
-    "statistics-default-image116": (IMAGE, dict(level="default", method="statistics")),
-    "statistics-max-image117": (IMAGE, dict(level="max", method="statistics")),
-    "statistics-default-image16-116": (IMAGE16, dict(level="default", method="statistics")),
-    "statistics-default-pixels118": (IMAGE[13:], dict(level="default", method="statistics")),
-    "statistics-default-image-green-swap124": (IMAGE_GREEN, dict(level="default",
-                                                                 method="statistics")),
-    # The default's and max's audio with a second final mixer since models 128
-    # and 129 (fade 0.11, still format v8; 129 asked for by number since 130).
-    "statistics-default-audio128": (AUDIO, dict(level="default", method="statistics")),
-    "statistics-max-audio129": (AUDIO, dict(level="max", method="statistics",
-                                            statistics_model=129)),
-    "statistics-default-audio24-128": (AUDIO24, dict(level="default", method="statistics")),
-    "statistics-default-audio-apart128": (AUDIO_APART, dict(level="default",
-                                                            method="statistics")),
-    # Max's audio as the default's since model 130 (fade 0.11, still format v8).
-    "statistics-max-audio130": (AUDIO, dict(level="max", method="statistics")),
+    # (v8-statistics-default, -max and -max3, v8-hybrid, v8-max-hybrid and
+    # v8-max3-hybrid are fade 0.8 to 0.10's models 1 to 3: kept as written,
+    # never regenerated.)
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),
@@ -429,6 +172,25 @@ ARCHIVES = {
     # the size floor), text; level fast, so the same bytes on every machine.
     "frames": (FRAMED, dict(level="fast", frame_size=4096)),
 }
+
+# The statistics alone in file order, as each level writes them for each kind
+# of bytes (fade.statistics.models.LEVEL_MODELS): v8-statistics-<level>-<kind>,
+# and a variant of the kind's layout after it. An input the screen does not
+# take for the kind asks for the model by number.
+KIND_INPUTS = {"text": TEXT, "table": TABLE, "markup": MARKUP, "log": LOG, "dna": DNA,
+               "x86": INSTRUCTIONS, "audio": AUDIO, "image": IMAGE, "image-green": IMAGE_GREEN,
+               "image-green-swap": IMAGE_GREEN, "pixels": IMAGE[13:],
+               "pixels-green": IMAGE_GREEN[15:], "pixels-green-swap": IMAGE_GREEN[15:],
+               "binary": RECORDS}
+VARIANTS = {("default", "image"): {"16": IMAGE16},
+            ("default", "audio"): {"24": AUDIO24, "-apart": AUDIO_APART}}
+for (_level, _kind), _number in LEVEL_MODELS.items():
+    if (_level, _kind) == ("fast", "text"):  # "statistics" above
+        continue
+    for _variant, _data in {"": KIND_INPUTS[_kind], **VARIANTS.get((_level, _kind), {})}.items():
+        _asked = None if race.Screen.of(_data, measure=True).kind == _kind else _number
+        ARCHIVES[f"statistics-{_level}-{_kind}{_variant}"] = (_data, dict(
+            level=_level, method="statistics", statistics_model=_asked))
 
 
 def main() -> None:

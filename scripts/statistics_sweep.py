@@ -4,7 +4,8 @@
 
 Prints, per file, the statistics archive's size (fade.statistics.encode_file
 with level L's settings, fast's unless --level, sized to the file; the
-level's model for text unless --model; its slots at most unless
+level's model for text unless --model, a number or a candidate's name
+(fade.statistics.models.CANDIDATES); its slots at most unless
 --table-bits, plus the
 statistics archive's header) and the coding speed (in this process, KB/s of
 1024 bytes, compiled loops warmed up); with --lockstep B, the keyed lockstep statistics without the
@@ -22,6 +23,7 @@ import numpy as np
 from fade import statistics
 from fade.format.archive import pack_statistics
 from fade.config import LEVELS
+from fade.statistics.models import CANDIDATE_MODELS
 
 
 def fast_size(data: bytes, config) -> tuple[int, float]:
@@ -50,7 +52,8 @@ def main() -> None:
     parser.add_argument("files", nargs="+")
     parser.add_argument("--level", default="fast", choices=sorted(LEVELS),
                         help="whose statistics settings (fast's unless given)")
-    parser.add_argument("--model", type=int, default=None, help="StatisticsConfig.model")
+    parser.add_argument("--model", default=None,
+                        help="StatisticsConfig.model, or a candidate model's name")
     parser.add_argument("--mixer-rate", type=int, default=None, help="StatisticsConfig.mixer_rate")
     parser.add_argument("--table-bits", type=int, default=None,
                         help="StatisticsConfig.table_bits before sizing (the level's unless given)")
@@ -58,7 +61,8 @@ def main() -> None:
     args = parser.parse_args()
     config = LEVELS[args.level].statistics
     if args.model is not None:
-        config = dataclasses.replace(config, model=args.model)
+        model = CANDIDATE_MODELS[args.model] if args.model in CANDIDATE_MODELS else int(args.model)
+        config = dataclasses.replace(config, model=model)
     if args.mixer_rate is not None:
         config = dataclasses.replace(config, mixer_rate=args.mixer_rate)
     if args.table_bits is not None:

@@ -15,6 +15,7 @@ from fade import profile, race
 from fade.format import archive, container, headers, legacy
 from fade.config import LEVELS, PRESETS
 from fade.statistics.models import MODELS
+from fade.statistics.parts import part_names
 
 from conftest import REPO, decodes_here
 
@@ -66,7 +67,7 @@ def test_document_tables_match_the_code():
     assert {int(code): name for code, name in methods.items()} == headers.METHODS
 
 
-# level max's statistics models, by release (2, 3, 6)
+# level max's statistics models
 MAX_MODELS = tuple(n for n, model in enumerate(MODELS) if model.level == "max")
 
 
@@ -156,8 +157,7 @@ def _native_like_here(header) -> bool:
 
 @pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
                                   "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
-                                  "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid",
-                                  "v8-max6-hybrid"])
+                                  "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid"])
 def test_golden_archive_reencodes_identically(name):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
@@ -236,153 +236,86 @@ def test_golden_statistics_archive_at_documented_offsets(version):
         assert again == blob
 
 
-@pytest.mark.parametrize("level, model, name", [
-    ("default", 1, "default"), ("max", 2, "max"), ("max", 3, "max3"), ("fast", 4, "binary"),
-    ("default", 5, "default-binary"), ("max", 6, "max6"), ("fast", 7, "table"),
-    ("default", 8, "default-table"), ("max", 9, "max-table"), ("fast", 10, "dna"),
-    ("default", 11, "default-dna"), ("max", 12, "max-dna"), ("fast", 13, "x86"),
-    ("default", 14, "default-x86"), ("max", 15, "max-x86"), ("fast", 16, "x86-instructions"),
-    ("default", 17, "default-x86-instructions"), ("max", 18, "max-x86-instructions"),
-    ("fast", 19, "records"), ("default", 20, "default-records"), ("fast", 21, "audio"),
-    ("default", 22, "default-audio"), ("max", 23, "max-audio"),
-    ("default", 22, "default-audio24"), ("default", 22, "default-audio-apart"),
-    ("fast", 24, "image"), ("default", 25, "default-image"),
-    ("max", 26, "max-image"), ("default", 25, "default-image-bmp"),
-    ("default", 25, "default-image16"), ("fast", 39, "image-green"),
-    ("default", 40, "default-image-green"), ("max", 41, "max-image-green"),
-    ("default", 28, "default-pixels"), ("fast", 30, "markup"), ("default", 31, "default-markup"),
-    ("max", 32, "max-markup"), ("fast", 33, "log"), ("default", 34, "default-log"),
-    ("max", 35, "max-log"), ("max", 36, "max36"), ("default", 37, "default37"),
-    ("max", 38, "max38"), ("default", 45, "default-image45"), ("max", 46, "max-image46"),
-    ("default", 45, "default-image16-45"), ("default", 47, "default-pixels47"),
-    ("default", 49, "default-image-green49"), ("fast", 53, "audio53"),
-    ("default", 54, "default-audio54"), ("max", 55, "max-audio55"),
-    ("default", 54, "default-audio24-54"), ("default", 54, "default-audio-apart54"),
-    ("fast", 56, "markup56"), ("default", 57, "default-markup57"), ("max", 58, "max-markup58"),
-    ("fast", 59, "table59"), ("default", 60, "default-table60"), ("max", 61, "max-table61"),
-    ("fast", 62, "log62"), ("default", 63, "default-log63"), ("max", 64, "max-log64"),
-    ("max", 65, "max65"), ("default", 66, "default-x86-66"), ("max", 67, "max-x86-67"),
-    ("default", 68, "default-markup68"), ("max", 69, "max-markup69"),
-    ("default", 70, "default-markup70"), ("max", 71, "max-markup71"),
-    ("default", 72, "default-markup72"), ("max", 73, "max73"), ("max", 74, "max-markup74"),
-    ("default", 75, "default-markup75"), ("max", 76, "max-markup76"),
-    ("default", 77, "default77"), ("default", 78, "default-image78"), ("max", 79, "max-image79"),
-    ("default", 78, "default-image16-78"), ("default", 80, "default-pixels80"),
-    ("default", 82, "default-image-green82"), ("fast", 86, "image-green-swap86"),
-    ("default", 88, "default-image-green-swap88"), ("fast", 98, "image-green-swap98"),
-    ("default", 100, "default-image-green-swap100"), ("default", 94, "default-image-green94"),
-    ("max", 104, "max104"), ("default", 105, "default105"), ("max", 106, "max-records106"),
-    ("default", 107, "default-records107"), ("max", 108, "max-table108"),
-    ("max", 109, "max-markup109"), ("max", 110, "max-log110"), ("max", 111, "max-x86-111"),
-    ("default", 112, "default-table112"), ("default", 113, "default-markup113"),
-    ("default", 114, "default-log114"), ("default", 115, "default-x86-115"),
-    ("default", 116, "default-image116"), ("max", 117, "max-image117"),
-    ("default", 116, "default-image16-116"), ("default", 118, "default-pixels118"),
-    ("default", 124, "default-image-green-swap124"), ("default", 128, "default-audio128"),
-    ("max", 129, "max-audio129"), ("default", 128, "default-audio24-128"),
-    ("default", 128, "default-audio-apart128"), ("max", 130, "max-audio130"),
-    ("max", 131, "max131"), ("max", 132, "max132"), ("max", 133, "max133"),
-    ("default", 134, "default134"), ("max", 135, "max-markup135"), ("max", 136, "max136"),
-    ("max", 137, "max-markup137"), ("max", 138, "max138"), ("max", 139, "max-records139")])
-def test_golden_file_order_statistics_archive_of_each_level(level, model, name):
-    """What levels default and max write where the network cannot help: their
-    statistics (models 1, 2, 3 and 6; model 2 in fade 0.9.0, model 3 in
-    0.10.0, model 6 from 0.11, in version 8's model byte) alone, in file
-    order; levels fast and default on binary records (models 4 and 5 in an
-    early build of fade 0.11, asked for by number; models 19 and 20 after it)
-    and the three levels on a delimited table (models 7, 8 and 9 from fade
-    0.11), on nucleotides (models 10, 11 and 12) and on x86 code (models 13,
-    14 and 15 in an early build of fade 0.11, asked for by number; models 16,
-    17 and 18 after it), on 16-bit PCM audio (models 21, 22 and 23; 24-bit at
-    the default; asked for by number since models 53, 54 and 55, the same
-    with least squares of order 64), on images (models 24, 25 and 26; a BMP and a 16-bit gray
-    image at the default), on a photo whose colours pay as green and
-    differences (models 39, 40 and 41), on raw pixels (model 28 at the
-    default; the default's and max's image models before models 45 to 52,
-    asked for by number since, and 45, 46, 47 and 49 after them), on markup
-    (models 30, 31 and 32, asked for by number since models 56, 57 and 58,
-    which add a field's length against the field above's) and on log lines
-    (33, 34 and 35; 62, 63 and 64 since, as the tables' 59, 60 and 61);
-    level max's text
-    from fade 0.11's release (model 36, model 6 before it); and the default's
-    and max's text from fade 0.11 (models 37 and 38; models 1 and 36 before
-    them, asked for by number since; model 65, max's since, adds the line's
-    length against the line above's to 38); the default's and max's x86
-    code since models 66 and 67 (17 and 18 with five more instruction
-    contexts; 17 and 18 asked for by number since); the default's and max's
-    markup since models 68 and 69 (57 and 58 with two low orders keyed by
-    the field or the text's language; 57 and 58 asked for by number since)
-    and models 70 and 71 (order 1 keyed the same way, and at the default
-    max's runs and expected byte; 68 and 69 asked for by number since);
-    the default's markup since model 72 and max's text since model 73 (70
-    and 65 with the letter that last followed the word so far; 70 and 65
-    asked for by number since), max's markup since model 74 (71 with it,
-    without the record contexts; 71 asked for by number since), the
-    default's markup since model 75 (72 with a translation's words by its
-    original's last word, and weight sets that skip their tiny errors; 72
-    asked for by number since) and max's since model 76 (74 with the same,
-    without the field's length against the field above's; 74 asked for by
-    number since); the default's text since model 77 (37 with the recalled
-    letter, the line's length, the indirect contexts and lazy weight sets;
-    37 asked for by number since); images since models 78 to 85 (45 to 52
-    with least squares per place in an 8x8 block; those asked for by number
-    since); colour images whose band pays with the differences swapped
-    since models 86 to 91 (39, 82 and the colour goldens' others asked for
-    by number since); colour images' differences by the differences since
-    models 92 to 103 (86 and 88 asked for by number since, and 94, the
-    differences in their first order); max's and the default's text since
-    models 104 and 105 (73 and 77 with a second final mixer; those asked
-    for by number since); max's and the default's bytes of no other kind
-    since models 106 and 107 (6 and 20 with the bytes at fixed distances
-    back and a second final mixer; 20 asked for by number since); max's and
-    the default's tables, markup, log lines and x86 code since models 108
-    to 115 (61, 76, 64, 67, 60, 75, 63 and 66 with the same second final
-    mixer; those asked for by number since); images and raw pixels since
-    models 116 to 127 (78 to 81, 94 to 97 and 100 to 103 with the same; 78,
-    79, 80 and 100 asked for by number since); WAV audio since models 128 and
-    129 (54 and 55 with the same; those asked for by number since), and max's
-    since model 130 (model 128 at max; 129 asked for by number since); max's
-    text since model 131 (104 with its contexts' inputs quieter and its runs'
-    maps finer; 104 asked for by number since) and since model 132 (131 with
-    thirteen more contexts of the text around the byte; 131 asked for by
-    number since) and model 133 (132 with thirteen more; 132 asked for by
-    number since); the default's text since model 134 (105 with 132's
-    contexts and 131's quieter inputs; 105 asked for by number since); max's
-    markup since model 135 (109 with 131's and 132's parts; 109 asked for
-    by number since); max's text since model 136 (133 with twelve contexts
-    of groups and brackets, two weight sets and twice the slots; 133 asked
-    for by number since) and max's markup since model 137 (135 with those
-    twelve contexts; 135 asked for by number since); max's text since model
-    138 (136 with an input per context where its bit history has seen one
-    value only; 136 asked for by number since) and max's bytes of no other
-    kind since model 139 (106 with max's text parts; 106 asked for by number
-    since); the same bytes on any CPU."""
-    blob = (GOLDEN / f"v8-statistics-{name}.fade").read_bytes()
-    original = (GOLDEN / f"v8-statistics-{name}.input").read_bytes()
+# Every statistics golden of format version 8 but the fast level's text
+# (v8-statistics, above): its name says the level, the kind and, after it, a
+# variant of the kind's layout (16-bit pixels, 24-bit samples, channels apart).
+STATISTICS_GOLDEN = sorted(path.stem for path in GOLDEN.glob("v8-statistics-*.fade"))
+# Models no level of fade 0.11 writes: fade 0.8 to 0.10's, asked for by number.
+RELEASED_BEFORE = {"v8-statistics-default": ("default", 1), "v8-statistics-max": ("max", 2),
+                   "v8-statistics-max3": ("max", 3)}
+
+
+def test_every_models_bytes_are_pinned_by_a_golden_archive():
+    """Each model a level writes, and each older one, has a golden archive."""
+    pinned = {fade.read_header((GOLDEN / f"{name}.fade").read_bytes()).statistics.model
+              for name in STATISTICS_GOLDEN + ["v8-statistics"]}
+    assert pinned == set(range(len(MODELS)))
+
+
+def test_released_model_numbers_keep_their_parts():
+    """A number that a released fade writes keeps its meaning forever
+    (docs/format.md, "Model numbers"): tests/golden/models.txt, written by
+    the release that numbered them, freezes each model's level, kind,
+    table size and parts; the table may only grow past it."""
+    frozen = [line.split() for line in (GOLDEN / "models.txt").read_text().splitlines()
+              if line and not line.startswith("#")]
+    assert [int(row[0]) for row in frozen] == list(range(len(frozen))) and \
+        len(frozen) <= len(MODELS)
+    for number, level, kind, slots, *parts in frozen:
+        model = MODELS[int(number)]
+        assert (model.level, model.kind or "any", 1 << model.slots_per_byte_bits) == \
+            (level, kind, int(slots)), number
+        assert part_names(model.parts) == parts, number
+
+
+def test_only_numbered_models_are_archived():
+    """The colour band's models and the candidates (measured, never
+    archived) are refused in an archive's header and in the settings, one
+    line naming the field and its domain."""
+    from fade.config import StatisticsConfig
+    from fade.statistics.models import MEASURED
+    assert MEASURED
+    measured = StatisticsConfig(table_bits=16, match_bits=12, model=len(MODELS))
+    assert measured.validate(measured=True) == measured
+    with pytest.raises(fade.FadeError, match=f"model = {len(MODELS)} is outside"):
+        measured.validate()
+    with pytest.raises(fade.FadeError, match=f"model = {len(MODELS)} is outside"):
+        fade.compress(b"spam " * 100, level="fast", statistics_model=len(MODELS))
+    blob = bytearray((GOLDEN / "v8-statistics.fade").read_bytes())
+    blob[28] = len(MODELS)
+    blob[33:37] = struct.pack("<I", zlib.crc32(bytes(blob[:33])))
+    with pytest.raises(fade.FadeError, match="model"):
+        fade.decompress(bytes(blob))
+
+
+@pytest.mark.parametrize("name", STATISTICS_GOLDEN)
+def test_golden_file_order_statistics_archive_of_each_level_and_kind(name):
+    """What each level writes for each kind of bytes where the network does
+    not run, its statistics alone in file order (and fade 0.8 to 0.10's
+    models 1 to 3, asked for by number): the model is the level's for what
+    the bytes are, the archive decodes, and coding the input again gives
+    the same bytes, on any CPU."""
+    blob = (GOLDEN / f"{name}.fade").read_bytes()
+    original = (GOLDEN / f"{name}.input").read_bytes()
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
-    kind = race.Screen.of(original, measure=True).kind
-    # (the colour goldens' band has paid with the differences swapped since
-    # models 86 to 91: those before are asked for by number)
-    assert kind == (MODELS[model].kind or "text") or model in (39, 40, 41, 49, 82, 94) and \
-        kind == MODELS[model].kind + "-swap"
+    model = header.statistics.model
+    if name in RELEASED_BEFORE:
+        level, asked = RELEASED_BEFORE[name][0], model
+        assert RELEASED_BEFORE[name][1] == model and not MODELS[model].current
+    else:
+        level, kind = MODELS[model].level, MODELS[model].kind
+        assert name.startswith(f"v8-statistics-{level}-{kind}")
+        asked = None if race.Screen.of(original, measure=True).kind == kind else model
     mixing = LEVELS[level].statistics
-    # A model its level no longer writes for these bytes (an earlier one): asked for by number.
-    older = mixing.for_kind(kind).model != model
-    assert older == (model in (1, 2, 3, 4, 5, 6, 13, 14, 15, 21, 22, 23, 36, 25, 26, 28, 40,
-                                 41, 30, 31, 32, 7, 8, 9, 33, 34, 35, 38, 17, 18, 57, 58, 68,
-                                 69, 65, 70, 71, 72, 74, 37, 45, 46, 47, 49, 39, 82, 86,
-                                 88, 94, 73, 77, 20, 60, 61, 63, 64, 66, 67, 75, 76, 78, 79,
-                                 80, 100, 54, 55, 129, 104, 131, 132, 105, 109, 133, 135,
-                                 136, 106))
     assert header.statistics == race.file_order(
-        dataclasses.replace(mixing, model=model) if older else mixing.for_kind(kind),
-        len(original))
-    assert header.statistics.model == model and not header.statistics.keyed
+        dataclasses.replace(mixing, model=model) if asked is not None else
+        mixing.for_kind(MODELS[model].kind), len(original))
+    assert not header.statistics.keyed
     assert fade.decompress(blob) == original
     if headers.VERSION == 8:
         assert fade.compress(original, level=level, method="statistics",
-                             statistics_model=model if older else None) == blob
+                             statistics_model=asked) == blob
 
 
 @pytest.mark.parametrize("version", [7, 8])
@@ -489,7 +422,7 @@ def test_every_method_has_one_entry_that_every_dispatcher_reads():
         if data is not None and method != headers.LEARNED:
             assert fade.decompress(blob) == data
     assert named["v8-stored"] == "stored" and named["xz"] == "xz"
-    assert named["v8-statistics-binary"] == "fast/statistics"
-    assert named["v8-statistics-max3"] == named["v8-statistics-max6"] == "max/statistics"
+    assert named["v8-statistics-fast-binary"] == "fast/statistics"
+    assert named["v8-statistics-max3"] == named["v8-statistics-max-text"] == "max/statistics"
     assert named["v5-floats-strong"] == "floats/strong"
     assert named["v8-frames"].startswith("frames/") and named["v8-hybrid"] == "hybrid/tiny"

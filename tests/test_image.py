@@ -1,7 +1,8 @@
-"""Images (fade.statistics.pixels, .image and .colour, models 24 to 29,
-39 to 52 and 78 to 103): the layout from a PNM or BMP header, found from exactly the
-bytes before the pixels, and the image models on real photos, decoded in
-fresh processes."""
+"""Images (fade.statistics.pixels, .image and .colour; each level's models
+for the kinds "image" and "pixels", plain, "-green" and "-green-swap", and
+the band's, fade.statistics.models.BAND): the layout from a PNM or BMP
+header, found from exactly the bytes before the pixels, and the image models
+on real photos, decoded in fresh processes."""
 
 import dataclasses
 import struct
@@ -13,7 +14,9 @@ import fade
 from fade import race, statistics
 from fade.config import LEVELS
 from fade.statistics.colour import from_green, to_green
-from fade.statistics.parts import F_CHROMA, F_GREEN, F_SWAP
+from fade.statistics.models import BAND_MODELS, LEVEL_MODELS, MODEL_PARTS
+from fade.statistics.parts import (F_BLOCK, F_CHROMA, F_FINAL2, F_GREEN, F_SETS, F_SWAP,
+                                   part_names)
 from fade.statistics.pixels import HEAD_LIMIT, Layout, image_layout, raw_layout
 
 from conftest import corpus_file, decode_in_a_fresh_process, run_fade
@@ -76,11 +79,12 @@ def test_layout_found_from_exactly_the_header(name):
 def test_images_get_the_image_models_and_they_pay(tmp_path):
     """race.Screen finds a gray and a colour photo (and the gray one as a
     BMP) to be images, whatever share of their bytes reads as text, and
-    other data not; levels fast, default and max code them with models 24,
-    116 and 117 (98, 124 and 125 where their colours pay as green and
-    differences, the last byte's first: the colour photo's band says so),
-    smaller than with the models for other bytes (19, 20 and 6; at the
-    default and max by at least 8%), and they decode in a fresh process."""
+    other data not; levels fast, default and max code them with their
+    models for images (for "image-green-swap" where their colours pay as
+    green and differences, the last byte's first: the colour photo's band
+    says so), smaller than with the level's model for other bytes
+    ("binary"; at the default and max by at least 8%), and they decode in a
+    fresh process."""
     for name in ("alice29.txt", "mapsdatazrh", "pydub-test4.wav"):
         assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "image"
     photos = {"coins.pgm": corpus_file("coins.pgm").read_bytes()[:40_000],
@@ -89,9 +93,9 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     for name, photo in photos.items():
         assert race.Screen.of(photo).kind == "image", name
     archives = {}
-    for level, plain, green, other, margin in (("fast", 24, 98, 19, 1.0),
-                                               ("default", 116, 124, 20, 0.92),
-                                               ("max", 117, 125, 6, 0.92)):
+    for level, margin in (("fast", 1.0), ("default", 0.92), ("max", 0.92)):
+        plain, green = LEVEL_MODELS[(level, "image")], LEVEL_MODELS[(level, "image-green-swap")]
+        other = LEVEL_MODELS[(level, "binary")]
         for name, photo in photos.items():
             archive = fade.compress(photo, level=level, method="statistics")
             # (the colour photo went through JPEG: its colours pay as green and
@@ -118,7 +122,8 @@ def test_a_colour_image_is_screened_once(monkeypatch):
         calls.clear()
         archive = fade.compress(photo, level=level)
         assert len(calls) == 1, level
-        assert fade.read_header(archive).statistics.model in (124, 125)
+        assert fade.read_header(archive).statistics.model == \
+            LEVEL_MODELS[(level, "image-green-swap")]
         assert fade.decompress(archive) == photo
 
 
@@ -130,7 +135,7 @@ def test_image_whose_header_promises_more_than_there_is():
     for data in (coins[:5000], coins[:15] + coins[15:15 + 384 * 4] + b"trailer" * 300,
                  b"P5\n384 4\n255\n" + coins[15:15 + 384 * 4] + coins[:3000]):
         archive = fade.compress(data, level="default", method="statistics")
-        assert fade.read_header(archive).statistics.model == 116
+        assert fade.read_header(archive).statistics.model == LEVEL_MODELS[("default", "image")]
         assert fade.decompress(archive) == data
 
 
@@ -139,9 +144,10 @@ def test_damaged_image_archive_is_refused():
     made header the decoder must find), gives a clean error, not wrong
     bytes (the decoder's header search stops where the check fails)."""
     photo = corpus_file("coins.pgm").read_bytes()[:20_000]
-    for data, model in ((photo, 116), (photo[15:15 + 384 * 50], 118)):
+    for data, kind in ((photo, "image"), (photo[15:15 + 384 * 50], "pixels")):
         archive = bytearray(fade.compress(data, level="default", method="statistics"))
-        assert fade.read_header(bytes(archive)).statistics.model == model
+        assert fade.read_header(bytes(archive)).statistics.model == \
+            LEVEL_MODELS[("default", kind)]
         for where in (38, 40, len(archive) // 2):
             damaged = bytearray(archive)
             damaged[where] ^= 0x10
@@ -180,23 +186,22 @@ def test_raw_pixels_measured():
 
 
 def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
-    """Levels fast, default and max code raw pixels with models 27, 118 and
-    119, or 99, 126 and 127 (42, 84 and 85 with the differences swapped and
-    their contexts by the differences; the latter two with a second final
-    mixer)
-    where their colours pay as green and differences (a PNM header of the
-    measured layout coded first and dropped by the decoder), smaller than
-    with the models for other bytes (by 8% at the default and max), at most
+    """Levels fast, default and max code raw pixels with their models for
+    pixels, for "pixels-green-swap" where their colours pay as green and
+    differences, the last byte's first (a PNM header of the measured layout
+    coded first and dropped by the decoder), smaller than with the level's
+    model for other bytes ("binary"; by 8% at the default and max), at most
     0.5% larger than the same image with its header; they decode in a fresh
-    process. Forced on other bytes, a pixel
-    model codes them as other bytes after a one-pixel image."""
+    process. Forced on other bytes, a pixel model (the default's) codes them
+    as other bytes after a one-pixel image."""
     photo = _pixels("chelsea.ppm", 30)
     assert race.Screen.of(photo).kind == "pixels"
     headed = b"P6\n451 30\n255\n" + photo
     # (its colours pay as green and differences)
     archives = {}
-    for level, model, other, margin in (("fast", 99, 19, 1.0), ("default", 126, 20, 0.92),
-                                        ("max", 127, 6, 0.92)):
+    for level, margin in (("fast", 1.0), ("default", 0.92), ("max", 0.92)):
+        model = LEVEL_MODELS[(level, "pixels-green-swap")]
+        other = LEVEL_MODELS[(level, "binary")]
         archive = fade.compress(photo, level=level, method="statistics")
         assert fade.read_header(archive).statistics.model == model
         against = fade.compress(photo, level=level, method="statistics", statistics_model=other)
@@ -206,8 +211,10 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
         archives[level] = (archive, photo)
     decode_in_a_fresh_process(tmp_path, archives)
     text = corpus_file("alice29.txt").read_bytes()[:9000]
-    forced = fade.compress(text, level="default", method="statistics", statistics_model=80)
-    assert fade.read_header(forced).statistics.model == 80 and fade.decompress(forced) == text
+    pixels = LEVEL_MODELS[("default", "pixels")]
+    forced = fade.compress(text, level="default", method="statistics", statistics_model=pixels)
+    assert fade.read_header(forced).statistics.model == pixels
+    assert fade.decompress(forced) == text
 
 
 def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
@@ -216,8 +223,8 @@ def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
     range), not from their low bytes, which wrap where the samples cross a
     multiple of 256. A 12-bit image made from coins.pgm (each sample 16
     times the photo's, plus its top 4 bits: edges cross such multiples)
-    gets model 116, at least 8% smaller than with model 20, and decodes in a
-    fresh process."""
+    gets the default's model for images, at least 8% smaller than with its
+    model for other bytes ("binary"), and decodes in a fresh process."""
     from fade.statistics.image import VIEW, _px, _sample
     buffer = np.frombuffer(bytes([0x01, 0xFE, 0x02, 0x03, 0x7F, 0x00]), dtype=np.uint8)
     # (a high byte's contexts read whole samples too, by where their high bytes lie)
@@ -230,8 +237,9 @@ def test_sixteen_bit_gray_low_bytes_see_whole_samples(tmp_path):
     samples = (coins.astype(np.uint16) * 16 + (coins >> 4)).astype(">u2")
     image = b"P5\n384 80\n65535\n" + samples.tobytes()
     archive = fade.compress(image, level="default", method="statistics")
-    assert fade.read_header(archive).statistics.model == 116
-    against = fade.compress(image, level="default", method="statistics", statistics_model=20)
+    assert fade.read_header(archive).statistics.model == LEVEL_MODELS[("default", "image")]
+    against = fade.compress(image, level="default", method="statistics",
+                            statistics_model=LEVEL_MODELS[("default", "binary")])
     assert len(archive) < 0.92 * len(against)
     (tmp_path / "wide.fade").write_bytes(archive)
     result = run_fade("decompress", "-c", "wide.fade", cwd=tmp_path)
@@ -259,41 +267,36 @@ def _image_coded(data: bytes, model: int, end: int):
 
 
 def _sixteen_bit_coded(samples, left):
-    """Model 25's tables after coding `samples` (big-endian 16-bit, rows by
-    columns) as a PGM up to its last `left` bytes (`_image_coded`)."""
+    """The default's image model's tables after coding `samples` (big-endian
+    16-bit, rows by columns) as a PGM up to its last `left` bytes
+    (`_image_coded`)."""
     head = b"P5\n%d %d\n65535\n" % (samples.shape[1], samples.shape[0])
     layout = image_layout(head + samples.tobytes())
     assert layout is not None and layout.pixel == 2 and layout.start == len(head)
     assert layout.stride == 2 * samples.shape[1]
     data = head + samples.tobytes()
-    return _image_coded(data, 25, len(data) - left)
+    return _image_coded(data, LEVEL_MODELS[("default", "image")], len(data) - left)
 
 
 def test_weight_sets_by_the_pixels_place():
-    """Models 45 to 52 (F_SETS with F_IMAGE) weigh the inputs with two
-    more weight sets chosen by the plane and where the next byte's pixel
-    is: its column and row within an 8x8 block (a JPEG's blocks), and its
-    strip of IMAGE_STRIP columns; outside the pixels, the first of each.
-    On the first rows of a gray photo and of a colour one (both once JPEGs)
-    they code smaller than models 25 and 40, which lack them."""
+    """Image models with F_SETS (the default's and max's) weigh the inputs
+    with two more weight sets chosen by the plane and where the next byte's
+    pixel is: its column and row within an 8x8 block (a JPEG's blocks), and
+    its strip of IMAGE_STRIP columns; outside the pixels, the first of
+    each."""
     from fade.statistics.state import IMAGE_STRIP, IMAGE_STRIPS, S_IMAGE_PHASE, S_IMAGE_STRIP
     head = b"P6\n40 12\n255\n"
     image = head + bytes((x * 7 + y * 3) % 256 for y in range(12) for x in range(120))
     assert IMAGE_STRIP == 16 and IMAGE_STRIPS == 128
+    model = LEVEL_MODELS[("default", "image")]
+    assert MODEL_PARTS[model] & F_SETS
     for (column, row, plane) in ((37, 10, 1), (0, 0, 0), (17, 7, 2), (8, 8, 0)):
         end = len(head) + row * 120 + column * 3 + plane
-        streams = _image_coded(image, 45, end).streams[0]
+        streams = _image_coded(image, model, end).streams[0]
         assert streams[S_IMAGE_PHASE] == plane * 64 + (column % 8) * 8 + row % 8, (column, row)
         assert streams[S_IMAGE_STRIP] == plane * 128 + column // 16, (column, row)
-    header = _image_coded(image, 45, 4).streams[0]
+    header = _image_coded(image, model, 4).streams[0]
     assert header[S_IMAGE_PHASE] == header[S_IMAGE_STRIP] == 0
-    coins = corpus_file("coins.pgm").read_bytes()[:60_000]
-    chelsea = corpus_file("chelsea.ppm").read_bytes()[:60_000]
-    for data, model, before in ((coins, 45, 25), (chelsea, 49, 40)):
-        config = LEVELS["default"].statistics.sized(len(data))
-        sizes = [len(statistics.encode_file(data, dataclasses.replace(config, model=m)))
-                 for m in (model, before)]
-        assert sizes[0] < sizes[1], (model, sizes)
 
 
 def _made_colour_image():
@@ -306,20 +309,21 @@ def _made_colour_image():
 
 
 def test_block_predictor_by_the_pixels_place_in_its_block():
-    """Models 78 to 85 (F_BLOCK) predict a pixel byte by least squares per
-    plane and place in an 8x8 block (where a JPEG's blocks were), over
-    BLOCK_OFFSETS' neighbours in the plane less W (the nearest in the
-    picture where it has none), in place of the long-memory predictor. Its
-    inputs and cell at a few bytes of a made-up colour image are those; on
-    the first rows of a gray photo and a colour one that went through JPEG
-    they code smaller than models 45 and 49, and other bytes exactly as
-    those."""
+    """Image models with F_BLOCK (the default's and max's) predict a pixel
+    byte by least squares per plane and place in an 8x8 block (where a
+    JPEG's blocks were), over BLOCK_OFFSETS' neighbours in the plane less W
+    (the nearest in the picture where it has none), in place of the
+    long-memory predictor. Its inputs and cell at a few bytes of a made-up
+    colour image are those."""
     from fade.statistics.state import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SIZE, OLS_SHIFTS,
                                        OLS_SIZE, S_BLOCK_INPUTS, S_IMAGE_PHASE)
     from fade.statistics.image import block_cell
     head, pixels, image = _made_colour_image()
+    model = LEVEL_MODELS[("default", "image")]
+    assert MODEL_PARTS[model] & F_BLOCK
     for (column, row, plane) in ((37, 10, 1), (0, 0, 0), (17, 7, 2), (2, 1, 0)):
-        streams = _image_coded(image, 78, len(head) + row * 120 + column * 3 + plane).streams[0]
+        at = len(head) + row * 120 + column * 3 + plane
+        streams = _image_coded(image, model, at).streams[0]
         w = pixels[row, column - 1, plane] if column else (
             pixels[row - 1, column, plane] if row else 0)
         expected = []
@@ -332,31 +336,28 @@ def test_block_predictor_by_the_pixels_place_in_its_block():
         assert streams[S_IMAGE_PHASE] == place
         assert block_cell(streams[S_IMAGE_PHASE]) == \
             len(OLS_SHIFTS) * 4 * OLS_SIZE + place * BLOCK_SIZE
-    coins = corpus_file("coins.pgm").read_bytes()[:60_000]
-    chelsea = corpus_file("chelsea.ppm").read_bytes()[:60_000]
-    text = corpus_file("alice29.txt").read_bytes()[:5000]
-    for data, model, before in ((coins, 78, 45), (chelsea, 82, 49), (text, 78, 45)):
-        config = LEVELS["default"].statistics.sized(len(data))
-        sizes = [len(statistics.encode_file(data, dataclasses.replace(config, model=m)))
-                 for m in (model, before)]
-        assert sizes[0] < sizes[1] if data is not text else sizes[0] == sizes[1], (model, sizes)
 
 
 def test_chroma_contexts_read_the_differences_alone():
-    """Models 92 to 103 (F_CHROMA) give a colour pixel's differences
-    contexts by the differences alone (fade.statistics.chroma): in the first,
-    its W's and N's pairs of differences, and W's, N's and NW's alone; in the
-    second, the first with W's two and with N's two. They are those at a few
-    bytes of a made-up image (its bytes taken as green and differences),
-    where model 88, which those extend, hashes others."""
+    """The colour models (F_CHROMA, with F_GREEN) give a colour pixel's
+    differences contexts by the differences alone (fade.statistics.chroma):
+    in the first, its W's and N's pairs of differences, and W's, N's and
+    NW's alone; in the second, the first with W's two and with N's two. They
+    are those at a few bytes of a made-up image (its bytes taken as green
+    and differences, the last byte's first: the default's model for
+    "image-green-swap"), where the default's plain image model, without
+    F_GREEN and F_CHROMA, hashes others."""
     from fade.statistics.kernels import context_hash
     from fade.statistics.parts import IMAGE
     from fade.statistics.state import SCRATCH_HASHES
     head, pixels, image = _made_colour_image()
+    chroma = LEVEL_MODELS[("default", "image-green-swap")]
+    plain = LEVEL_MODELS[("default", "image")]
+    assert MODEL_PARTS[chroma] & F_CHROMA and not MODEL_PARTS[plain] & F_CHROMA
     for (column, row, plane) in ((37, 10, 1), (5, 3, 1), (17, 7, 2), (20, 11, 2)):
         at = len(head) + row * 120 + column * 3 + plane
         hashes = {model: _image_coded(image, model, at).scratch[SCRATCH_HASHES + IMAGE:]
-                  for model in (100, 88)}
+                  for model in (chroma, plain)}
         key = (plane + 1) << 40
         w, n, nw = pixels[row, column - 1], pixels[row - 1, column], pixels[row - 1, column - 1]
         if plane == 1:
@@ -368,8 +369,8 @@ def test_chroma_contexts_read_the_differences_alone():
             expected = {16: (key | (first << 16) | (w[1] << 8) | w[2], 164),
                         17: (key | (first << 16) | (n[1] << 8) | n[2], 165)}
         for k, (context, salt) in expected.items():
-            assert hashes[100][k] == context_hash(np.int64(context), salt), (column, row, k)
-            assert hashes[88][k] != hashes[100][k]
+            assert hashes[chroma][k] == context_hash(np.int64(context), salt), (column, row, k)
+            assert hashes[plain][k] != hashes[chroma][k]
 
 
 def test_sixteen_bit_high_bytes_predicted_from_whole_samples():
@@ -423,13 +424,14 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
     less green and blue less green (modulo 256, plus 128) and back, its
     header, a BMP's row padding, a last row cut short and the bytes after
     the image as they are; gray images and other bytes are not changed. A
-    photo that went through JPEG pays so (its colours move together) and
-    gets models 92 to 103, or at the default and max 120 to 127, the same
-    with a second final mixer (here 124 and 126, the differences swapped:
-    F_SWAP, the band's choice), smaller than 24 to 29 and 78 to 81, and
-    smaller than 88 and 90, which extend without F_CHROMA; the same planes
-    moved apart do not; each decodes in a fresh process.
-    Those code other bytes exactly as the models they extend (so tests/test_statistics.py
+    photo that went through JPEG pays so (its colours move together): at the
+    default it and its pixels alone get the models for "image-green-swap"
+    and "pixels-green-swap" (the differences swapped, F_SWAP: the band's
+    choice), smaller than with the plain image and pixel models; the same
+    planes moved apart do not, and get the plain image model, smaller than
+    with the colour ones; each decodes in a fresh process. At each level
+    the colour models (F_GREEN, F_SWAP, F_CHROMA) code other bytes exactly
+    as the level's plain image or pixel model (so tests/test_statistics.py
     codes those alone on them)."""
     chelsea = corpus_file("chelsea.ppm").read_bytes()
     bmp = bytearray(_gray_bmp(bytes(30), 10, 3)[:54] + bytes(range(96)))
@@ -457,46 +459,49 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
     assert race.Screen.of(photo, measure=True).kind == "image-green-swap"
     assert race.Screen.of(apart, measure=True).kind == "image"
     archives = {}
-    for name, data, model, others in (("photo", photo, 124, (78, 88)), ("apart", apart, 116, (82,)),
-                                      ("pixels", photo[15:15 + 22 * 1353], 126, (80, 90))):
+    for name, data, kind, others in (
+            ("photo", photo, "image-green-swap", ("image",)),
+            ("apart", apart, "image", ("image-green", "image-green-swap")),
+            ("pixels", photo[15:15 + 22 * 1353], "pixels-green-swap", ("pixels",))):
         archive = fade.compress(data, level="default", method="statistics")
-        assert fade.read_header(archive).statistics.model == model, name
+        assert fade.read_header(archive).statistics.model == LEVEL_MODELS[("default", kind)], name
         for other in others:
             against = fade.compress(data, level="default", method="statistics",
-                                    statistics_model=other)
+                                    statistics_model=LEVEL_MODELS[("default", other)])
             assert len(archive) < len(against), (name, other)
         archives[name] = (archive, data)
     decode_in_a_fresh_process(tmp_path, archives)
     text = corpus_file("alice29.txt").read_bytes()[:5000]
-    config = LEVELS["default"].statistics.sized(len(text))
-    for model, plain in (*((m, m - 15) for m in range(39, 45)),
-                         *((m, m - 4) for m in (*range(49, 53), *range(82, 86))),
-                         *zip(range(86, 92), (39, 42, 82, 83, 84, 85)),
-                         *zip(range(92, 104), (39, 42, *range(82, 92)))):
-        assert statistics.MODELS[model].parts == statistics.MODELS[plain].parts | (
-            F_CHROMA if model >= 92 else F_SWAP if model >= 86 else F_GREEN)
-        assert statistics.encode_file(text, dataclasses.replace(config, model=model)) == \
-            statistics.encode_file(text, dataclasses.replace(config, model=plain)), model
+    colour = F_GREEN | F_SWAP | F_CHROMA
+    for level in ("fast", "default", "max"):
+        config = LEVELS[level].statistics.sized(len(text))
+        for base in ("image", "pixels"):
+            plain = LEVEL_MODELS[(level, base)]
+            coded = statistics.encode_file(text, dataclasses.replace(config, model=plain))
+            for variant in ("-green", "-green-swap"):
+                model = LEVEL_MODELS[(level, base + variant)]
+                # (the same model but for its colours: else the bytes could differ anyway)
+                assert MODEL_PARTS[model] & ~colour == MODEL_PARTS[plain] & ~colour, model
+                assert MODEL_PARTS[model] & F_GREEN and not MODEL_PARTS[plain] & colour, model
+                assert statistics.encode_file(text, dataclasses.replace(config, model=model)) \
+                    == coded, (level, base + variant)
 
 
 def test_a_second_final_mixer_makes_images_smaller():
-    """Models 116 to 127, the default's and max's for images and raw pixels,
-    are 78 to 81, 94 to 97 and 100 to 103 (asked for by number since) with
-    models 104 to 115's second final mixer and no other change, and code
-    coins.pgm's first 40 KB (measured -0.52% at the default, -0.53% at
-    max), its pixels alone (-0.77%) and chelsea.ppm's as green and
-    differences (-1.29%) smaller (docs/statistics.md, "Models 116 to 127")."""
-    from fade.statistics.parts import F_FINAL2
-    bases = (78, 79, 80, 81, 94, 95, 96, 97, 100, 101, 102, 103)
-    for model, base in zip(range(116, 128), bases):
-        assert statistics.MODELS[model].parts == statistics.MODELS[base].parts | F_FINAL2
-        assert statistics.MODELS[model].current and not statistics.MODELS[base].current
+    """The default's models for images (plain, and as green and differences
+    swapped) are the band's (fade.statistics.models.BAND, which
+    fade.race.colour_choice codes a band with) and a second final mixer
+    (F_FINAL2), and code coins.pgm's first 40 KB and chelsea.ppm's (as
+    green and differences) smaller (measured -0.52% and -1.29% when the
+    mixer came)."""
     coins = corpus_file("coins.pgm").read_bytes()[:40_000]
     chelsea = corpus_file("chelsea.ppm").read_bytes()[:40_000]
-    for level, data, model, base in (("default", coins, 116, 78), ("max", coins, 117, 79),
-                                     ("default", coins[15:], 118, 80),
-                                     ("default", chelsea, 124, 100)):
-        config = LEVELS[level].statistics.sized(len(data))
+    for data, kind in ((coins, "image"), (chelsea, "image-green-swap")):
+        model, band = LEVEL_MODELS[("default", kind)], BAND_MODELS[kind]
+        # (the band's model but for F_FINAL2)
+        assert part_names(MODEL_PARTS[model] ^ MODEL_PARTS[band]) == ["F_FINAL2"], kind
+        assert MODEL_PARTS[model] & F_FINAL2, kind
+        config = LEVELS["default"].statistics.sized(len(data))
         sizes = [len(statistics.encode_file(data, dataclasses.replace(config, model=m)))
-                 for m in (model, base)]
-        assert sizes[0] < 0.997 * sizes[1], (model, sizes)
+                 for m in (model, band)]
+        assert sizes[0] < 0.997 * sizes[1], (kind, sizes)

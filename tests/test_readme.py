@@ -60,3 +60,13 @@ def test_the_readme_settings_names_are_what_compress_takes():
     assert fade.read_header(archive).preset == "tiny"
     assert fade.decompress(archive) == data
     assert fade.compress(data, preset_name="tiny", method="fade") == archive
+
+
+def test_the_readme_levels_table_is_the_model_tables():
+    """The README's Levels table says what each level's model mixes for
+    each kind of bytes, as fade.statistics.listing makes it from the table
+    of models (no model numbers: `python -m fade.statistics.listing`)."""
+    from fade.statistics.listing import levels_table
+    section = README.read_text(encoding="utf-8").split("\n## Levels\n", 1)[1].split("\n## ", 1)[0]
+    assert levels_table() in section
+    assert not re.search(r"\bmodels? \d", section)

@@ -14,16 +14,14 @@ sharp takes 0.4-1.4% more, and a drawing with flat colours 15% more.
 So the encoder measures it (fade.race.colour_choice): it codes a band of
 rows from the middle of the image (a 64th of its rows, 8 at least, at
 most 128 KiB) both ways with the default level's image models (whatever
-the level: level fast's said too little on one photo in 18; since models
-116 to 127, the ones before them, 78, 94 and 100, by number:
-fade.race.BAND_MODELS, so that the choice stays as it was), and takes
+the level: level fast's said too little on one photo in 18; the default's image
+models without their second final mixer: fade.statistics.models.BAND,
+so that the choice stays as it was), and takes
 the green model where that is at least GREEN_GAIN smaller; then codes it
 green with the two differences swapped (F_SWAP: the pixel's last byte's
 first), and takes that where it is SWAP_GAIN of the green band or less
 (in photos that went through JPEG, the difference that carries more said
-first helps the other: models 86 to 91, and since 98 to 103, which add
-the differences' contexts of fade.statistics.chroma as 92 to 97 do to the
-first order). The archive records the choice as the
+first helps the other). The archive records the choice as the
 model's number; `to_green` and `from_green` change and restore the pixels
 of a 3-byte-a-pixel image whose layout its header (or F_PIXELS's made
 header) gives; other bytes, and the header, stay as they are.

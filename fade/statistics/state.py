@@ -372,7 +372,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
     for `streams` sub-streams of `length` bytes in all, in the order of
     fade.statistics.coding.Tables' fields. Raises FadeError for a config out of its
     domains (StatisticsConfig.validate)."""
-    parts = MODEL_PARTS[config.validate().model]
+    parts = MODEL_PARTS[config.validate(measured=True).model]
     slots = 1 << config.table_bits
     streams, length = max(streams, 1), max(length, 1)
     active = active_contexts(parts, config.keyed)[0]
