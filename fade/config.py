@@ -193,7 +193,7 @@ class StatisticsConfig:
         return state_bytes(self, streams, length)
 
     def for_kind(self, kind: str) -> "StatisticsConfig":
-        """These settings for bytes of `kind` (fade.race.Screen.kind: "text",
+        """These settings for bytes of `kind` (fade.kinds.Screen.kind: "text",
         "table", "markup", "log", "dna", "x86", "audio", "image", "pixels", each of
         those two with "-green" or "-green-swap", or "binary"): a level's model
         for text becomes its model for that kind (fade.statistics.choice.for_kind;

@@ -1,7 +1,7 @@
 """Where an input changes kind: the places `compress_stream` cuts it so that
 each kind of data is coded by its own statistics model.
 
-The screen (fade.race.Screen) says once per archive what its bytes are
+The screen (fade.kinds.Screen) says once per archive what its bytes are
 (text, a delimited table, markup, log lines, nucleotides, x86 code, other
 bytes), and that picks the level's statistics model, so a file of several
 kinds (an executable's code between its tables and strings; a tar of a
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from fade.race import Screen
+from fade.kinds import Screen
 
 WINDOW = 64 << 10  # bytes screened at a time
 MIN_WINDOWS = 4  # the fewest windows a run needs to be a piece of its own (256 KiB)
@@ -52,7 +52,7 @@ class Run(NamedTuple):
 def kind_pieces(data: bytes, model_of: Callable[[str], int]) -> list[int]:
     """The sizes of the pieces `data` is cut into (see above), in order,
     summing to len(data); `model_of(kind)`: the statistics model the
-    settings pick for bytes of that kind (race.Screen.kind)."""
+    settings pick for bytes of that kind (kinds.Screen.kind)."""
     if len(data) < 2 * MIN_WINDOWS * WINDOW:
         return [len(data)]
     view = memoryview(data)

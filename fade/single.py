@@ -19,7 +19,7 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
-from fade import floats, floor, lockstep, methods, race, statistics
+from fade import floats, floor, kinds, lockstep, methods, race, statistics
 from fade import profile as profiles
 from fade.codings import coding_for
 from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, Level, ModelConfig,
@@ -64,7 +64,7 @@ class Plan:
     groups: int = 0
     threads: int = 0  # torch's intra-op threads, recorded in the archive
     coder_threads: int = 0  # coder workers beside the model: speed only
-    screen: race.Screen | None = None  # what the bytes are: the model, the network or not
+    screen: kinds.Screen | None = None  # what the bytes are: the model, the network or not
     racing: StatisticsConfig | None = None  # the statistics alone a hybrid races (method auto)
     compact: str | None = None  # a compact method asked for (fade.floor): no model runs
 
@@ -157,7 +157,7 @@ class Settings:
 
     def kind_model(self, kind: str) -> int | None:
         """The statistics model these settings code bytes of `kind`
-        (race.Screen.kind) with where what the bytes are picks it, else None:
+        (kinds.Screen.kind) with where what the bytes are picks it, else None:
         a network alone (a preset or model and no level), a model given
         (`statistics_model`), the network or floats asked for by method or
         float mode. Where it is not None, `compress_stream` cuts the input
@@ -179,7 +179,7 @@ class Settings:
         return level
 
     def _level_statistics(self, chosen: Level | None, kind: str) -> StatisticsConfig | None:
-        """The statistics level `chosen` codes bytes of `kind` (race.Screen.kind)
+        """The statistics level `chosen` codes bytes of `kind` (kinds.Screen.kind)
         with: its model for them, or `statistics_model`."""
         if chosen is None or chosen.statistics is None:
             if self.statistics_model is not None:
@@ -189,8 +189,8 @@ class Settings:
             return chosen.statistics.for_kind(kind)
         return dataclasses.replace(chosen.statistics, model=self.statistics_model).validate()
 
-    def _choose(self, length: int, data: bytes | None, screen: race.Screen | None = None
-                ) -> tuple[Plan | None, str | None, Level | None, race.Screen | None]:
+    def _choose(self, length: int, data: bytes | None, screen: kinds.Screen | None = None
+                ) -> tuple[Plan | None, str | None, Level | None, kinds.Screen | None]:
         """What `plan` decides before it loads the network (no torch): a
         Plan of the statistics alone or of a compact method where no network
         runs (else None), the level, the Level and what the bytes are
@@ -235,15 +235,15 @@ class Settings:
             return alone, level, chosen, screen
         return None, level, chosen, screen
 
-    def screen_of(self, data: bytes | None) -> race.Screen | None:
+    def screen_of(self, data: bytes | None) -> kinds.Screen | None:
         """What the bytes `data` are, as `plan` screens them (a colour
-        image coded in part both ways: race.Screen.of with `measure`), where
+        image coded in part both ways: kinds.Screen.of with `measure`), where
         the level has statistics to choose a model of; else None."""
         if data is None or self._level_name() is None:
             return None
-        return race.Screen.of(data, measure=True)
+        return kinds.Screen.of(data, measure=True)
 
-    def race_statistics(self, length: int, data: bytes, screen: race.Screen | None = None
+    def race_statistics(self, length: int, data: bytes, screen: kinds.Screen | None = None
                         ) -> StatisticsConfig | None:
         """The statistics alone that a hybrid of these settings races against
         (method auto, a level with statistics), decided before the network
@@ -255,17 +255,17 @@ class Settings:
             return None
         return self._racing(chosen, screen, length)
 
-    def _racing(self, chosen: Level, screen: race.Screen, length: int) -> StatisticsConfig:
+    def _racing(self, chosen: Level, screen: kinds.Screen, length: int) -> StatisticsConfig:
         """The statistics alone that a hybrid of level `chosen` races: the
         level's model for what the bytes are, in file order, sized for them."""
         return race.file_order(self._level_statistics(chosen, screen.kind), length)
 
     def plan(self, length: int, data: bytes | None = None,
-             screen: race.Screen | None = None) -> Plan:
+             screen: kinds.Screen | None = None) -> Plan:
         """The Plan for `length` bytes; a FadeError for any choice that is
         wrong or does not fit (memory, threads), before anything is built.
         Given the bytes (`data`), a hybrid level with method "auto" screens
-        them (race.Screen; `screen`, where the caller has it: `screen_of`
+        them (kinds.Screen; `screen`, where the caller has it: `screen_of`
         the same bytes) and codes what the network cannot pay on with its
         statistics alone, in file order."""
         alone, level, chosen, screen = self._choose(length, data, screen)
@@ -327,7 +327,7 @@ def compress(data: bytes, settings: Settings | None = None, *,
     `level` (config.LEVELS) picks what predicts: "fast" is the context-mixing
     statistics alone, in file order (fade.statistics); "default" and "max"
     the hybrid, where the network can pay: with method "auto", an input
-    shorter than race.MIN_NETWORK_INPUT or that is text (race.Screen) is
+    shorter than kinds.MIN_NETWORK_INPUT or that is text (kinds.Screen) is
     coded by the level's statistics alone, with no network step, and a
     hybrid losing to them is stopped at the race's checkpoints (fade.race;
     `race_beside` False runs the race's passes before the hybrid instead of
@@ -400,7 +400,7 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
 
 def _compress_planned(settings: Settings, data: bytes, progress: Progress | None,
                       timings: StepTimings | None, alone: race.Background | None,
-                      screen: race.Screen | None) -> bytes:
+                      screen: kinds.Screen | None) -> bytes:
     plan = settings.plan(len(data), data, screen)
     method = settings.method
     # Where the bytes are not text, LZ matching may still win (numbers whose

@@ -6,7 +6,7 @@ pixel).
 
 Prints per file the band's bytes coded as it is and as green and
 differences (the default's image models, 45 and 49 since models 45 to 52:
-fade.race.band_sizes), the choice (fade.race.colour_choice), and with --whole
+fade.kinds.band_sizes), the choice (fade.kinds.colour_choice), and with --whole
 the whole file coded with those models (fade.statistics.encode_file, in
 this process).
 """

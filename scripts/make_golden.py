@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import fade
-from fade import race
+from fade import kinds
 from fade.format.headers import VERSION
 from fade.statistics.models import LEVEL_MODELS
 
@@ -188,7 +188,7 @@ for (_level, _kind), _number in LEVEL_MODELS.items():
     if (_level, _kind) == ("fast", "text"):  # "statistics" above
         continue
     for _variant, _data in {"": KIND_INPUTS[_kind], **VARIANTS.get((_level, _kind), {})}.items():
-        _asked = None if race.Screen.of(_data, measure=True).kind == _kind else _number
+        _asked = None if kinds.Screen.of(_data, measure=True).kind == _kind else _number
         ARCHIVES[f"statistics-{_level}-{_kind}{_variant}"] = (_data, dict(
             level=_level, method="statistics", statistics_model=_asked))
 

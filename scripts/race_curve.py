@@ -36,7 +36,7 @@ from fractions import Fraction
 import numpy as np
 
 import fade  # noqa: F401  (first: fade.environment)
-from fade import race, single, statistics
+from fade import kinds, race, single, statistics
 from fade.config import LEVELS, preset
 from fade.lockstep import Layout, Stopped
 
@@ -99,7 +99,7 @@ def main() -> None:
                            **({"model": model} if model else {"preset_name": args.preset}))
         layout = Layout(len(data), plan.batch, plan.groups)
         start = time.perf_counter()
-        config = race.file_order(plan.statistics.for_kind(race.Screen.of(data).kind), len(data))
+        config = race.file_order(plan.statistics.for_kind(kinds.Screen.of(data).kind), len(data))
         referee = race.Race.start(race.alone_pass(data, config, None), data, layout,
                                   plan.statistics, tuple((f, 0.0) for f in FRACTIONS))
         alone = referee.alone()

@@ -94,8 +94,8 @@ def test_kinds_are_cut_where_they_change_and_each_is_coded_by_its_model(tmp_path
     assert run_fade("--level", "fast", "mixed", cwd=tmp_path).returncode == 0
     archive = (tmp_path / "mixed.fade").read_bytes()
     assert _frame_models(archive) == [settings.kind_model("text"),
-                                      settings.kind_model(fade.race.Screen.of(code).kind)]
-    assert settings.kind_model("text") != settings.kind_model(fade.race.Screen.of(code).kind)
+                                      settings.kind_model(fade.kinds.Screen.of(code).kind)]
+    assert settings.kind_model("text") != settings.kind_model(fade.kinds.Screen.of(code).kind)
     for kind in ("text", "binary"):  # smaller than the whole coded by either one model
         whole = fade.compress(data, level="fast", method="statistics",
                               statistics_model=settings.kind_model(kind))

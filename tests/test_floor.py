@@ -119,10 +119,10 @@ def test_bytes_that_are_not_text_get_the_floor_where_it_is_smaller():
 def test_a_compact_method_asked_for_does_not_screen_the_bytes(monkeypatch):
     """--level max --method xz writes xz's archive: nothing screens the bytes
     (a colour image's band would be coded both ways) for a race or a model."""
-    from fade import race
+    from fade import kinds
 
     screened = []
-    monkeypatch.setattr(race.Screen, "of", classmethod(lambda cls, *a, **k: screened.append(a)))
+    monkeypatch.setattr(kinds.Screen, "of", classmethod(lambda cls, *a, **k: screened.append(a)))
     data = corpus_file("alice29.txt").read_bytes()[:20_000]
     for method in floor.DECODED_METHODS:
         packed = fade.compress(data, level="max", method=method)

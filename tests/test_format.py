@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import fade
-from fade import profile, race
+from fade import kinds, profile, race
 from fade.format import archive, container, headers, legacy
 from fade.config import LEVELS, PRESETS
 from fade.statistics.models import MODELS
@@ -306,7 +306,7 @@ def test_golden_file_order_statistics_archive_of_each_level_and_kind(name):
     else:
         level, kind = MODELS[model].level, MODELS[model].kind
         assert name.startswith(f"v8-statistics-{level}-{kind}")
-        asked = None if race.Screen.of(original, measure=True).kind == kind else model
+        asked = None if kinds.Screen.of(original, measure=True).kind == kind else model
     mixing = LEVELS[level].statistics
     assert header.statistics == race.file_order(
         dataclasses.replace(mixing, model=model) if asked is not None else

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import fade
-from fade import race, statistics
+from fade import kinds, race, statistics
 from fade.config import LEVELS
 from fade.statistics.colour import from_green, to_green
 from fade.statistics.models import BAND_MODELS, LEVEL_MODELS, MODEL_PARTS
@@ -77,7 +77,7 @@ def test_layout_found_from_exactly_the_header(name):
 
 
 def test_images_get_the_image_models_and_they_pay(tmp_path):
-    """race.Screen finds a gray and a colour photo (and the gray one as a
+    """kinds.Screen finds a gray and a colour photo (and the gray one as a
     BMP) to be images, whatever share of their bytes reads as text, and
     other data not; levels fast, default and max code them with their
     models for images (for "image-green-swap" where their colours pay as
@@ -86,12 +86,12 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     ("binary"; at the default and max by at least 8%), and they decode in a
     fresh process."""
     for name in ("alice29.txt", "mapsdatazrh", "pydub-test4.wav"):
-        assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "image"
+        assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "image"
     photos = {"coins.pgm": corpus_file("coins.pgm").read_bytes()[:40_000],
               "chelsea.ppm": corpus_file("chelsea.ppm").read_bytes()[:40_000],
               "coins.bmp": _coins_bmp(60)}
     for name, photo in photos.items():
-        assert race.Screen.of(photo).kind == "image", name
+        assert kinds.Screen.of(photo).kind == "image", name
     archives = {}
     for level, margin in (("fast", 1.0), ("default", 0.92), ("max", 0.92)):
         plain, green = LEVEL_MODELS[(level, "image")], LEVEL_MODELS[(level, "image-green-swap")]
@@ -111,11 +111,11 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
 
 
 def test_a_colour_image_is_screened_once(monkeypatch):
-    """Compressing a colour image codes its band both ways (race.band_sizes)
+    """Compressing a colour image codes its band both ways (kinds.band_sizes)
     once, at the default and at max: the race's choice and the plan share
     one screen (Settings.screen_of)."""
     calls = []
-    measure = race.band_sizes
+    measure = kinds.band_sizes
     monkeypatch.setattr(race, "band_sizes", lambda *args: calls.append(1) or measure(*args))
     photo = corpus_file("chelsea.ppm").read_bytes()[:30_000]
     for level in ("default", "max"):
@@ -195,7 +195,7 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     process. Forced on other bytes, a pixel model (the default's) codes them
     as other bytes after a one-pixel image."""
     photo = _pixels("chelsea.ppm", 30)
-    assert race.Screen.of(photo).kind == "pixels"
+    assert kinds.Screen.of(photo).kind == "pixels"
     headed = b"P6\n451 30\n255\n" + photo
     # (its colours pay as green and differences)
     archives = {}
@@ -456,8 +456,8 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
         assert to_green(array, F_GREEN) is array
     photo = chelsea[:30_000]  # 22 rows: the smallest slice whose raw pixels are still found
     apart = _unmoved(photo, 15, 451)
-    assert race.Screen.of(photo, measure=True).kind == "image-green-swap"
-    assert race.Screen.of(apart, measure=True).kind == "image"
+    assert kinds.Screen.of(photo, measure=True).kind == "image-green-swap"
+    assert kinds.Screen.of(apart, measure=True).kind == "image"
     archives = {}
     for name, data, kind, others in (
             ("photo", photo, "image-green-swap", ("image",)),
@@ -490,7 +490,7 @@ def test_colours_as_green_and_differences_where_that_pays(tmp_path):
 def test_a_second_final_mixer_makes_images_smaller():
     """The default's models for images (plain, and as green and differences
     swapped) are the band's (fade.statistics.models.BAND, which
-    fade.race.colour_choice codes a band with) and a second final mixer
+    fade.kinds.colour_choice codes a band with) and a second final mixer
     (F_FINAL2), and code coins.pgm's first 40 KB and chelsea.ppm's (as
     green and differences) smaller (measured -0.52% and -1.29% when the
     mixer came)."""

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import fade
-from fade import floor, race, single, statistics
+from fade import floor, kinds, race, single, statistics
 from fade.format import archive, headers
 from fade.config import LEVELS, StatisticsConfig, batch_size_for
 from fade.lockstep import Layout
@@ -212,7 +212,7 @@ def test_a_second_final_mixer_makes_text_smaller():
 def test_each_levels_text_model_is_smaller_than_the_level_belows():
     """The default's text model against fast's, and max's against the
     default's, on a book's first 120 KB and on 64 KB of log lines and of
-    Wikipedia's markup (bytes race.Screen calls text): each level pays for
+    Wikipedia's markup (bytes kinds.Screen calls text): each level pays for
     its time in bytes (measured -5.7% and -2.1% on the book, -23% and -12%
     on the log, -5.8% and -3.1% on the markup)."""
     models = [LEVEL_MODELS[(level, "text")] for level in ("fast", "default", "max")]
@@ -397,7 +397,7 @@ def test_the_default_stops_a_losing_hybrid_at_its_checkpoint():
     flipped bits)."""
     text = np.frombuffer(corpus_file("lcet10.txt").read_bytes()[:60_000], dtype=np.uint8)
     text = (text | (np.random.default_rng(0).random(len(text)) < 0.05) * 0x80).tobytes()
-    assert race.Screen.of(text).network_may_pay
+    assert kinds.Screen.of(text).network_may_pay
     done = []
     blob = fade.compress(text, level="default", preset_name="tiny", threads=1,
                          progress=lambda count, total, bits: done.append(count))
@@ -418,9 +418,9 @@ def test_the_default_codes_every_input_with_the_statistics_alone(tmp_path):
     statistics (or the size floor's, where smaller), the content in the plan,
     and torch never loaded. Level max on the same bytes runs its network."""
     text = corpus_file("lcet10.txt").read_bytes()[:60_000]
-    small = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT - 1]
-    binary = corpus_file("mapsdatazrh").read_bytes()[:race.MIN_NETWORK_INPUT]
-    assert race.Screen.of(binary).text < race.TEXT_SHARE
+    small = corpus_file("mapsdatazrh").read_bytes()[:kinds.MIN_NETWORK_INPUT - 1]
+    binary = corpus_file("mapsdatazrh").read_bytes()[:kinds.MIN_NETWORK_INPUT]
+    assert kinds.Screen.of(binary).text < kinds.TEXT_SHARE
     text_model, binary_model = (LEVEL_MODELS[("default", kind)] for kind in ("text", "binary"))
     for data, model, content in ((text, text_model, "text"), (small, binary_model, "not text"),
                                  (binary, binary_model, "not text")):
@@ -457,7 +457,7 @@ def test_statistics_archive_damage_is_one_line(tmp_path):
 
 
 def test_bytes_that_are_not_text_get_the_binary_models():
-    """Levels fast and default code bytes that are not text (race.Screen)
+    """Levels fast and default code bytes that are not text (kinds.Screen)
     with their models for other bytes where their statistics code alone
     (sparse, record, stride and column contexts and more, which cost text
     speed): on map tile data each level's is smaller than its model for
@@ -649,23 +649,23 @@ def test_the_stale_cache_check_looks_where_numba_caches(tmp_path, where):
 
 
 def test_a_delimited_table_gets_the_table_models_and_they_pay(tmp_path):
-    """race.Screen finds a real CSV (numpy's cosine validation set) to be a
+    """kinds.Screen finds a real CSV (numpy's cosine validation set) to be a
     delimited table, and prose, markup, indented markup and code not; levels
     fast, default and max code it with their models for tables, smaller than
     with their models for text, and it decodes in a fresh process."""
     table = corpus_file("umath-cos.csv").read_bytes()
-    assert race.Screen.of(table).kind == "table"
+    assert kinds.Screen.of(table).kind == "table"
     for name in ("alice29.txt", "enwik6"):
-        assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind == "text"
+        assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind == "text"
     indented = b"".join(b'\t<entry\n\t\tid="%d"\n\t\tname="n%d" />\n' % (i, i) for i in range(50))
-    assert race.Screen.of(indented).kind == "markup"  # indentation is no field
+    assert kinds.Screen.of(indented).kind == "markup"  # indentation is no field
     code = Path(race.__file__).read_bytes()
-    assert race.Screen.of(code).kind == "text"
+    assert kinds.Screen.of(code).kind == "text"
     _each_level_writes_its_model_and_it_pays(tmp_path, table, "table")
 
 
 def test_markup_gets_the_markup_models_and_they_pay(tmp_path):
-    """race.Screen finds real XML (a Word document's styles) to be markup,
+    """kinds.Screen finds real XML (a Word document's styles) to be markup,
     and prose, a wiki dump's start (text between a few tags), a table and
     code not; levels fast, default and max code it with their models for
     markup, smaller than with their models for text, and it decodes in a
@@ -675,13 +675,13 @@ def test_markup_gets_the_markup_models_and_they_pay(tmp_path):
     F_FIELD_ORDER1), is smaller than it is without them (measured -2.7%)."""
     from fade.statistics.parts import F_FIELD_ORDER1, F_FIELD_ORDERS
     xml = corpus_file("docx-styles.xml").read_bytes()
-    assert race.Screen.of(xml).kind == "markup"
+    assert kinds.Screen.of(xml).kind == "markup"
     for name, kind in (("alice29.txt", "text"), ("enwik6", "text"), ("umath-cos.csv", "table")):
-        assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind == kind
-    assert race.Screen.of(Path(race.__file__).read_bytes()).kind == "text"
+        assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind == kind
+    assert kinds.Screen.of(Path(race.__file__).read_bytes()).kind == "text"
     _each_level_writes_its_model_and_it_pays(tmp_path, xml[:40_000], "markup")
     translated = corpus_file("packagekit.policy").read_bytes()[:40_000]
-    assert race.Screen.of(translated).kind == "markup"
+    assert kinds.Screen.of(translated).kind == "markup"
     by_language = fade.compress(translated, level="default", method="statistics")
     config = fade.read_header(by_language).statistics
     assert config.model == LEVEL_MODELS[("default", "markup")]
@@ -691,17 +691,17 @@ def test_markup_gets_the_markup_models_and_they_pay(tmp_path):
 
 
 def test_log_lines_get_the_log_models_and_they_pay(tmp_path):
-    """race.Screen finds a real log (a package manager's: timestamps first) to
+    """kinds.Screen finds a real log (a package manager's: timestamps first) to
     be log lines, and prose, a wiki dump's start, a table, markup and code
     not; levels fast, default and max code it with their models for log
     lines, their fields the space-separated tokens, smaller than with their
     models for text, and it decodes in a fresh process."""
     log = corpus_file("dpkg.log").read_bytes()
-    assert race.Screen.of(log).kind == "log"
+    assert kinds.Screen.of(log).kind == "log"
     for name, kind in (("alice29.txt", "text"), ("asyoulik.txt", "text"), ("enwik6", "text"),
                        ("umath-cos.csv", "table"), ("docx-styles.xml", "markup")):
-        assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind == kind
-    assert race.Screen.of(Path(race.__file__).read_bytes()).kind == "text"
+        assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind == kind
+    assert kinds.Screen.of(Path(race.__file__).read_bytes()).kind == "text"
     _each_level_writes_its_model_and_it_pays(tmp_path, log[:40_000], "log")
 
 
@@ -785,16 +785,16 @@ def _fasta(name: str, bases: bytes, width: int = 80) -> bytes:
 
 
 def test_nucleotides_get_the_dna_models_and_they_pay(tmp_path):
-    """race.Screen finds a real genome (FASTA: headers, bases in lines) to be
+    """kinds.Screen finds a real genome (FASTA: headers, bases in lines) to be
     nucleotides, and prose, a table and binary not; levels fast, default and
     max code it with their models for nucleotides, smaller than with their
     models for text, and it decodes in a fresh process."""
     genome = corpus_file("genome-2.fna").read_bytes()
-    assert race.Screen.of(genome).kind == "dna"
+    assert kinds.Screen.of(genome).kind == "dna"
     lowercase = genome.lower().replace(b"acg", b"NNN")  # soft-masked, with unknown bases
-    assert race.Screen.of(lowercase).kind == "dna"
+    assert kinds.Screen.of(lowercase).kind == "dna"
     for name in ("alice29.txt", "umath-cos.csv", "mapsdatazrh"):
-        assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "dna"
+        assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "dna"
     _each_level_writes_its_model_and_it_pays(tmp_path, genome, "dna")
     round_trip = fade.compress(lowercase, level="fast", method="statistics")
     assert fade.decompress(round_trip) == lowercase
@@ -863,7 +863,7 @@ def test_records_get_the_column_models_and_they_pay(tmp_path):
         records = module.read_bytes()[:98304]
         assert fade.decompress(fade.compress(records, level="fast")) == records
         return
-    assert race.Screen.of(records).kind == "binary"
+    assert kinds.Screen.of(records).kind == "binary"
     _each_level_writes_its_model_and_it_pays(tmp_path, records, "binary", "text", 0.7,
                                              ("fast", "default"))
     for level in ("fast", "default"):
@@ -939,7 +939,7 @@ def test_the_instruction_parse_finds_where_instructions_end():
 
 
 def test_x86_code_gets_the_x86_models_and_they_pay(tmp_path):
-    """race.Screen finds numpy's compiled code to be x86 machine code (on an
+    """kinds.Screen finds numpy's compiled code to be x86 machine code (on an
     x86-64 machine), and compressed bytes, map data and text not; levels
     fast, default and max code it with their models for x86 code
     (instructions parsed, calls' and RIP-relative distances as addresses;
@@ -949,19 +949,19 @@ def test_x86_code_gets_the_x86_models_and_they_pay(tmp_path):
     are dense: the 128 KiB before them has fewer than the screen asks for.)"""
     code = _machine_code(start=(1 << 20) + (1 << 17), size=1 << 16)
     for name in ("edge/compressed_file", "mapsdatazrh", "alice29.txt"):
-        assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "x86"
+        assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "x86"
     if platform.machine() not in ("x86_64", "AMD64"):  # the code of another machine
         assert fade.decompress(fade.compress(code, level="fast")) == code
         return
-    assert race.Screen.of(code).kind == "x86"
+    assert kinds.Screen.of(code).kind == "x86"
     # Vector loops with few calls (0.66% of the bytes start one, under the
     # screen's 1%) are x86-64 code by their REX prefixes.
     loops = np.frombuffer(_machine_code(size=1 << 17), np.uint8)
     starts = np.flatnonzero((loops[:-4] & 0xFE) == 0xE8)
-    assert np.isin(loops[starts + 4], (0, 0xFF)).sum() < race.CALL_SHARE * len(loops)
-    assert race.Screen.of(loops.tobytes()).kind == "x86"
+    assert np.isin(loops[starts + 4], (0, 0xFF)).sum() < kinds.CALL_SHARE * len(loops)
+    assert kinds.Screen.of(loops.tobytes()).kind == "x86"
     for name in ("chelsea.ppm", "coins.pgm", "pydub-test4.wav", "edge/compressed_file"):
-        assert not race.machine_code(np.frombuffer(corpus_file(name).read_bytes(), np.uint8))
+        assert not kinds.machine_code(np.frombuffer(corpus_file(name).read_bytes(), np.uint8))
     _each_level_writes_its_model_and_it_pays(tmp_path, code, "x86", "binary", 0.8)
 
 
@@ -1117,16 +1117,16 @@ def test_wasted_low_bits_stay_cheap():
 
 
 def test_audio_gets_the_audio_models_and_they_pay(tmp_path):
-    """race.Screen finds real recordings (mono and stereo WAV files of
+    """kinds.Screen finds real recordings (mono and stereo WAV files of
     16-bit PCM) to be audio, and text, code and map data not; levels fast,
     default and max code them with their models for audio (the samples as a
     predictor's residuals), at least 10% smaller than with their models for
     other bytes, and they decode in a fresh process."""
     for name in ("alice29.txt", "mapsdatazrh", "edge/compressed_file"):
-        assert race.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "audio"
+        assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "audio"
     for name in ("pydub-test4.wav", "pydub-test1.wav"):
         recording = corpus_file(name).read_bytes()
-        assert race.Screen.of(recording).kind == "audio"
+        assert kinds.Screen.of(recording).kind == "audio"
         _each_level_writes_its_model_and_it_pays(tmp_path, recording, "audio", "binary", 0.9)
 
 

@@ -7,7 +7,7 @@ from fade.statistics.models import LEVEL_MODELS, MODELS
 
 
 def level_model(level: str, kind: str) -> int | None:
-    """The model `level` codes bytes of `kind` (fade.race.Screen.kind) with
+    """The model `level` codes bytes of `kind` (fade.kinds.Screen.kind) with
     alone today; None for a level or kind the table does not have."""
     return LEVEL_MODELS.get((level, kind))
 

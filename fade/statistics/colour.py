@@ -11,7 +11,7 @@ pixel and the other two less it, so BMP's blue, green, red order gives the
 same), such a photo takes 5-8% fewer bytes; a photo whose colours are
 sharp takes 0.4-1.4% more, and a drawing with flat colours 15% more.
 
-So the encoder measures it (fade.race.colour_choice): it codes a band of
+So the encoder measures it (fade.kinds.colour_choice): it codes a band of
 rows from the middle of the image (a 64th of its rows, 8 at least, at
 most 128 KiB) both ways with the default level's image models (whatever
 the level: level fast's said too little on one photo in 18; the default's image

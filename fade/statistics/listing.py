@@ -20,7 +20,7 @@ def markdown_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-# The README's rows: a kind (fade.race.Screen.kind; its colour variants share
+# The README's rows: a kind (fade.kinds.Screen.kind; its colour variants share
 # its row), what the screen takes for it, and what its models know besides
 # the orders, the words and the match that every model has.
 KIND_ROWS = (

@@ -1,7 +1,7 @@
 """The table of statistics models: one entry each, read by everything else.
 
 A model is a set of parts (fade.statistics.parts) and its hash table's size
-per byte of input, made for one kind of bytes (fade.race.Screen.kind) at one
+per byte of input, made for one kind of bytes (fade.kinds.Screen.kind) at one
 level. An archive records a model by its number, its index in MODELS.
 Numbers are handed out by releases, never by experiments (docs/format.md,
 "Model numbers"): 0 to 3 are the models fade 0.6 to 0.10 wrote, 4 to 44
@@ -32,7 +32,7 @@ from fade.statistics.parts import (
     F_TEXT3, F_TRIGRAM, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
 
 LEVELS = ("fast", "default", "max")
-# What fade.race.Screen says the bytes are; each level has a model for each.
+# What fade.kinds.Screen says the bytes are; each level has a model for each.
 KINDS = ("text", "table", "markup", "log", "dna", "x86", "audio", "image", "image-green",
          "image-green-swap", "pixels", "pixels-green", "pixels-green-swap", "binary")
 
@@ -41,7 +41,7 @@ KINDS = ("text", "table", "markup", "log", "dna", "x86", "audio", "image", "imag
 class Model:
     """One statistics model (StatisticsConfig.model is its index in MODELS)."""
 
-    kind: str | None  # the bytes it is for (fade.race.Screen.kind); None: any
+    kind: str | None  # the bytes it is for (fade.kinds.Screen.kind); None: any
     level: str  # the level that writes it (or wrote it, in an earlier release)
     parts: int  # bits of fade.statistics.parts
     slots_per_byte_bits: int = 2  # log2 of hash table slots a byte of input (sized)
@@ -179,7 +179,7 @@ MODELS: tuple[Model, ...] = (
 
 )
 
-# Not archive models: what fade.race.colour_choice codes a colour image's
+# Not archive models: what fade.kinds.colour_choice codes a colour image's
 # band with, to choose between its kinds (the default's image models before
 # their second final mixer, so that the choice stays what it was). Their
 # indices follow MODELS'; StatisticsConfig.validate refuses them in an

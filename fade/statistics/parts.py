@@ -42,7 +42,7 @@ STRIDE1, STRIDE2 = range(SHARED + KEYED + 15, SHARED + KEYED + 17)
 # with the place and the last byte.
 FIELD1, FIELD2, FIELD3 = range(SHARED + KEYED + 17, SHARED + KEYED + 20)
 # The bytes that may delimit a table's fields: tab, comma, semicolon, vertical
-# bar (fade.statistics.tables finds which as the bytes come; fade.race.Screen
+# bar (fade.statistics.tables finds which as the bytes come; fade.kinds.Screen
 # finds whether text is a table).
 DELIMITERS = (9, 44, 59, 124)
 # Models 10 to 12's (nucleotides, fade.statistics.dna): the place in the line
