@@ -217,9 +217,9 @@ class Settings:
             return Plan(length, level, compact=self.method), level, chosen, None
         # What the bytes are picks the model of the level's statistics alone
         # (text, table, dna, x86, binary: StatisticsConfig.for_kind) and, for a hybrid,
-        # whether the network runs. A hybrid mixes the level's own model: with
-        # the network beside it, model 5 gains nothing on binaries (mapsdatazrh
-        # +0.07% against model 1; docs/statistics.md, "Models 4 to 6").
+        # whether the network runs. A hybrid mixes the level's own text model:
+        # with the network beside it, a model for other bytes gained nothing on
+        # binaries (mapsdatazrh +0.07%; docs/history/statistics-0.11.md, "Models 4 to 6").
         if screen is None or chosen is None:
             screen = self.screen_of(data)
         statistics = self._level_statistics(chosen, "text" if screen is None else screen.kind)
@@ -405,7 +405,7 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
     method = settings.method
     # Where the bytes are not text, LZ matching may still win (numbers whose
     # digits repeat at any offset): method auto then writes the size floor's
-    # smallest archive where it is smaller (docs/statistics.md, "The floor's
+    # smallest archive where it is smaller (docs/history/statistics-0.11.md, "The floor's
     # contest").
     contest = plan.screen is not None and not plan.screen.is_text
     if plan.alone is not None:

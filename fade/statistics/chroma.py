@@ -22,7 +22,7 @@ differences alone instead:
 
 The ideas are paq8px's, whose colour contexts pair a neighbour with the
 plane before in the pixel; these contexts and where they go were chosen
-here on tuning photos (docs/statistics.md, "Models 92 to 103").
+here on tuning photos (docs/history/statistics-0.11.md, "Models 92 to 103").
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ class Tables(NamedTuple):
     dtype, in this order; `build` allocates and starts them. A kernel binds
     the fields it uses to locals once, at its start: each read of a field
     costs numba a reference count update, too dear in the per-bit code
-    (docs/statistics.md, "Speed")."""
+    (docs/history/statistics-0.11.md, "Speed")."""
 
     nodes: np.ndarray  # the hash table: 2^table_bits slots of NODES nodes
     direct: np.ndarray  # order 1 by (last byte, c0), no hashing

@@ -24,12 +24,12 @@ JPEG-LS's image models read (`image_contexts`):
   prediction, the plane, the column's parity and how far it missed at the
   pixel's neighbours (`image_inputs`, `note_image`);
 - weight sets by the plane and how busy the neighbourhood is, by the plane
-  and the neighbourhood's shape, by the prediction; with F_SETS (models 45
-  to 52) two more by the plane and the pixel's place: its column and row in
-  an 8x8 block (where a JPEG's blocks were) and its strip of 16 columns
-  (what the picture holds there); the second and third APMs by the
+  and the neighbourhood's shape, by the prediction; with F_SETS two more,
+  by the plane and the pixel's place: its column and row in an 8x8 block
+  (where a JPEG's blocks were) and its strip of 16 columns (what the
+  picture holds there); the second and third APMs by the
   prediction and by the median predictor, not the last bytes;
-- with F_BLOCK (models 78 to 85), the long-memory linear predictor one per
+- with F_BLOCK, the long-memory linear predictor one per
   plane and place in an 8x8 block over a wider neighbourhood (a JPEG's
   block is a few smooth cosines), a context of its prediction, and a colour
   pixel's first plane predicted as gray's (`_block_prediction`); with

@@ -14,7 +14,7 @@ caller that made it (fade.statistics.coding's Tables) for as long as they
 run. With the counts, each array read out of the Tables and passed on cost
 an atomic increment and decrement at every bit, more than half of the
 coding's time (model 0 codes 2.4x as fast without them, the same bytes;
-docs/statistics.md, "Speed"). The few functions that allocate
+docs/history/statistics-0.11.md, "Speed"). The few functions that allocate
 (`ALLOCATING`) keep them. The contexts' small per-byte functions are still
 inlined where they are called (`INLINE`): numba's own inlining.
 
@@ -247,7 +247,7 @@ def two_dots(inputs, weights, n, set_a, set_b):
 
 
 # F_LAZY: a weight set whose output missed the bit by less than this (of 65536)
-# does not learn: about as small and faster (docs/statistics.md, "Models 75 and 76").
+# does not learn: about as small and faster (docs/history/statistics-0.11.md, "Models 75 and 76").
 LAZY_ERROR = 512
 
 

@@ -45,8 +45,8 @@ def levels_table() -> str:
     """The README's Levels table: for each kind of bytes, what its models
     know, and at each level how many contexts its model mixes and the hash
     table's slots for each byte of input (its memory: 64 bytes a slot)."""
-    rows = ["| kind | what the models know | " + " | ".join(f"`{level}`" for level in LEVELS) + " |",
-            "|---|---|" + "---|" * len(LEVELS)]
+    levels = " | ".join(f"`{level}`" for level in LEVELS)
+    rows = [f"| kind | what the models know | {levels} |", "|---|---|" + "---|" * len(LEVELS)]
     for kind, name, knows in KIND_ROWS:
         cells = []
         for level in LEVELS:

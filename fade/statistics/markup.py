@@ -20,20 +20,20 @@ above's bytes with the key, the place, the byte after the one above and
 the last byte) and three of its own: the text alone (the tags between
 skipped) of orders 3 and 6, and the value before in the same tag at the
 same place (in text: the tag's last value, such as a language, with the
-current word); and with F_LENGTH (models 56 to 58) a fourth, the field's
+current word); and with F_LENGTH a fourth, the field's
 length so far against the field above's with the key and the last byte
 (where a text or a value ends: a translation is about as long as the one
 before it). The weight sets: by the key (S_FIELD, in place
 of a table's field index) and by where the byte is and its place
-(S_M_PLACE). With F_FIELD_ORDERS (models 68 to 72 and 74 to 76), two low orders
+(S_M_PLACE). With F_FIELD_ORDERS, two low orders
 keyed by the text's language (in tags by the field's key), and with
-F_FIELD_ORDER1 (models 70 to 72 and 74 to 76) order 1 keyed the same way.
-With F_SOURCE (models 75 and 76), in text the current word with its place among
+F_FIELD_ORDER1 order 1 keyed the same way.
+With F_SOURCE, in text the current word with its place among
 the text's words, keyed by the text's language and the last word of the
 last text whose tag gave no value (the original that a translation
 follows: its kind of thing, "document", "image", "archive", which each
-language words its own way). The reference for models 30 to 32, 56 to 58,
-68 to 72 and 74 to 76 (docs/format.md).
+language words its own way). The reference for the parts F_MARKUP, F_LENGTH, F_FIELD_ORDERS,
+F_FIELD_ORDER1 and F_SOURCE (docs/format.md).
 """
 
 from __future__ import annotations

@@ -32,11 +32,11 @@ BIGRAM, SKIPGRAM, SPARSE = range(SHARED + KEYED, SHARED + KEYED + 3)
 # values keep repeating, found as paq8's record model does).
 (ORDER5, ORDER8, TRIGRAM, ABOVE, COLUMN, INDIRECT1, INDIRECT2, EXPECTED, SPARSE2, SPARSE3,
  RECORD1, RECORD2) = range(SHARED + KEYED + 3, SHARED + KEYED + 15)
-# Models 4 to 6's: two stride contexts (where the byte falls in 8, with the
+# F_STRIDE's: two stride contexts (where the byte falls in 8, with the
 # bytes 8 and 16 back; with the byte 16 back and the last byte): arrays of
 # 8-byte numbers, and machine code.
 STRIDE1, STRIDE2 = range(SHARED + KEYED + 15, SHARED + KEYED + 17)
-# Models 7 to 9's (delimited tables): the field's index with its place in the
+# F_TABLE's (delimited tables): the field's index with its place in the
 # field, the byte above it (in the same field of the row above) and the last
 # byte; the field's index with its bytes so far; the field above (its bytes)
 # with the place and the last byte.
@@ -45,7 +45,7 @@ FIELD1, FIELD2, FIELD3 = range(SHARED + KEYED + 17, SHARED + KEYED + 20)
 # bar (fade.statistics.tables finds which as the bytes come; fade.kinds.Screen
 # finds whether text is a table).
 DELIMITERS = (9, 44, 59, 124)
-# Models 10 to 12's (nucleotides, fade.statistics.dna): the place in the line
+# F_DNA's (nucleotides, fade.statistics.dna): the place in the line
 # with the line before's width (line breaks at a fixed width), and of the
 # shared contexts only orders 1 and 2 (the bytes say little on bases) ...
 DNA_LINE = SHARED + KEYED + 20
@@ -56,18 +56,18 @@ DNA_SHARED = 2
 # compressors do.
 DNA_ORDERS = (2, 3, 4, 6, 8, 11, 12, 16, 20)
 DNA_DIRECT = 11  # orders up to this are tables of 4^order entries; higher ones hashed
-# Models 16 to 18's (x86 machine code as instructions, fade.statistics.x86):
+# F_X86's (x86 machine code as instructions, fade.statistics.x86):
 # where the byte falls in its instruction (prefix, opcode, ModRM, SIB,
 # displacement, immediate; how many bytes of it are left) with the opcode
 # and the ModRM's mode; the instruction's bytes so far with the opcode
 # before; and with the whole instruction before.
 X86_PLACE, X86_SEQUENCE, X86_BEFORE, X86_WHOLE = range(SHARED + KEYED + 21, SHARED + KEYED + 25)
-# Models 19 and 20's (records of more than one length, fade.statistics.records):
+# F_RECORDS' (records of more than one length, fade.statistics.records):
 # the place in the record (the column) with the byte above and the last byte;
 # the column with the bytes one and two records above; the bytes one and two
 # records of the second length above, with the last byte.
 RECORD3, RECORD4, RECORD5 = range(SHARED + KEYED + 25, SHARED + KEYED + 28)
-# Models 24 to 29's (images, fade.statistics.image): the pixel's neighbours
+# F_IMAGE's (images, fade.statistics.image): the pixel's neighbours
 # in its plane (west, north, north-west, north-east and two further), the
 # predictions made of them (gradients, the median predictor, the planes
 # already coded in this pixel) and the neighbours' errors, each with the
@@ -75,11 +75,11 @@ RECORD3, RECORD4, RECORD5 = range(SHARED + KEYED + 25, SHARED + KEYED + 28)
 IMAGE_CONTEXTS = 18
 IMAGE = SHARED + KEYED + 28
 IMAGE_SHARED = 2
-# Models 30 to 32's (markup, fade.statistics.markup), beside the field
+# F_MARKUP's (markup, fade.statistics.markup), beside the field
 # contexts: the text alone (its last bytes, the tags between skipped), of two
 # orders; the value before in the same tag, at the same place.
 MARKUP_TEXT1, MARKUP_TEXT2, MARKUP_LEFT = range(IMAGE + IMAGE_CONTEXTS, IMAGE + IMAGE_CONTEXTS + 3)
-# Model 36's (text, fade.statistics.words): the current word with the
+# F_WORDS' (text, fade.statistics.words): the current word with the
 # line's first word; with the bytes between it and the word before (the
 # gap); with the word before and that gap; the kinds of the last 8 bytes
 # with the last byte; the brackets and quotes open with the current word;
@@ -87,16 +87,16 @@ MARKUP_TEXT1, MARKUP_TEXT2, MARKUP_LEFT = range(IMAGE + IMAGE_CONTEXTS, IMAGE + 
 # that followed the word before last time.
 (WORD_LINE, WORD_GAP, WORD_PAIR, WORD_KINDS, WORD_OPEN, WORD_NUMBER,
  WORD_NEXT) = range(MARKUP_LEFT + 1, MARKUP_LEFT + 8)
-# Models 56 to 58's (markup) and 59 to 64's (tables, log lines): the field's
+# F_LENGTH's (markup, tables, log lines): the field's
 # length so far against the field above's (shorter by how much, as long,
 # longer by how much; a power of two each way), with its key or index and
 # the last byte: where a text, a value or a token ends.
 FIELD_LENGTH = WORD_NEXT + 1
-# Model 65's (text at max, fade.statistics.words): the line's length so far
+# F_LINES' (text, fade.statistics.words): the line's length so far
 # against the line above's (the same buckets), with the current word's length
 # and the last byte: where a line of a book or a wrapped paragraph breaks.
 LINE_LENGTH = FIELD_LENGTH + 1
-# Models 66 and 67's (x86 code at the default and max, fade.statistics.x86):
+# F_X86MORE's (x86 code at the default and max, fade.statistics.x86):
 # the place in the instruction (as X86_PLACE's) with the two bytes seen last
 # at that place; the step and REX.W with the byte seen last at that step; the
 # last byte with the step and the place mod 16 (padding runs to a 16-byte
@@ -104,27 +104,27 @@ LINE_LENGTH = FIELD_LENGTH + 1
 # (opcodes and ModRMs); and a call's or jump's target's bytes so far against
 # the place of the call (near targets share the place's high bytes).
 X86_RECENT, X86_STEP, X86_LAST, X86_THREE, X86_TARGET = range(LINE_LENGTH + 1, LINE_LENGTH + 6)
-# Models 68 and 69's (markup, fade.statistics.markup): in text, orders
+# F_FIELD_ORDERS' (markup, fade.statistics.markup): in text, orders
 # 0 and 3 keyed by the last value its tag gave (a language): each language's
 # own letters and spelling, which the general orders mix with every other's;
 # elsewhere, orders 2 and 3 keyed by the field's key.
 MARKUP_LOW, MARKUP_HIGH = X86_TARGET + 1, X86_TARGET + 2
-# Models 70 and 71's: order 1 keyed the same way (by the text's language, or the
+# F_FIELD_ORDER1's: order 1 keyed the same way (by the text's language, or the
 # field's key).
 MARKUP_ONE = MARKUP_HIGH + 1
-# Models 72 and 73's (fade.statistics.words): the letter that last followed
+# F_RECALL's (fade.statistics.words): the letter that last followed
 # the current word's letters so far (in either case), with the last byte's
 # case and the word's length: a word met before (a name in a tag, in the
 # text above) is completed as it went then.
 WORD_RECALL = MARKUP_ONE + 1
-# Models 75 and 76's (markup, fade.statistics.markup): in text, the current word with
+# F_SOURCE's (markup, fade.statistics.markup): in text, the current word with
 # its place among the text's words, keyed by the text's language and by the
 # last word of the text before that gave no language (in a tag without
 # attributes: the untranslated text). A translation follows its original's
 # last word, often its kind (a document, an image, an archive), as each
 # language words that kind.
 MARKUP_SOURCE = WORD_RECALL + 1
-# Models 106 and 107's (bytes of no other kind at max and the default,
+# F_DISTANT's (bytes of no other kind at max and the default,
 # fade.statistics.records): the bytes at fixed distances back, alone and in
 # pairs and threes, skipping the bytes between (each mask's bit k-1 names the
 # byte k back), as paq8's sparse model has them: structures of 2, 4 and 8
@@ -134,19 +134,19 @@ DISTANT_MASKS = (0b10, 0b100, 0b100000,  # bytes 2, 3 and 6 back
                  0b101000000, 0b110000000, 0b1010000000,  # 7 and 9, 8 and 9, 8 and 10
                  0b10101, 0b101010)  # 1, 3 and 5; 2, 4 and 6
 DISTANT = MARKUP_SOURCE + 1
-# Model 132's (text at max, fade.statistics.text): thirteen
+# F_TEXT's (text, fade.statistics.text): thirteen
 # more of the text around the byte, as paq8's word model has them: the last
 # letters and digits whatever lies between them, the bytes' groups (letter,
 # capital, digit, any other byte itself), the column, the word's shape and
 # case, the words before with the gap between, the bytes above.
 TEXT = DISTANT + len(DISTANT_MASKS)
 TEXT_CONTEXTS = 13
-# Model 133's (with F_TEXT): thirteen more, the line's bytes so far (orders 0
+# F_TEXT2's (with F_TEXT): thirteen more, the line's bytes so far (orders 0
 # and 1), its first byte and first word, the word in its KiB, the kinds of
 # the last bytes, the column with the kinds, a space or the line above's
 # length, the words before, the last letters and digits with the last bytes.
 TEXT2 = TEXT + TEXT_CONTEXTS
-# Model 136's (with F_TEXT2): twelve more, the bytes' groups with runs of
+# F_TEXT3's (with F_TEXT): twelve more, the bytes' groups with runs of
 # letters or digits kept as one (a word's or number's length dropped: the
 # text's punctuation over many words), and the brackets and quotes open
 # with the word, the last bytes and their classes (fade.statistics.text).
@@ -172,9 +172,8 @@ MAX_CONTEXTS = TEXT3 + TEXT3_CONTEXTS
 F_BIGRAM, F_SKIPGRAM, F_SPARSE, F_LAYERS, F_APM3, F_RATE = 1, 2, 4, 8, 16, 32
 F_ORDERS, F_TRIGRAM, F_COLUMNS, F_SETS, F_INDIRECT, F_WORDSET = 64, 128, 256, 512, 1024, 2048
 F_RUNS, F_EXPECTED, F_SPARSE2, F_RECORD = 4096, 8192, 16384, 32768
-# Model 6's: SETS4, two more weight sets (by the kinds of the last four bytes,
-# by order 3 hashed) under the final mixer (with WORDSET's). Models 4 to 6:
-# STRIDE, the stride contexts.
+# SETS4: two more weight sets (by the kinds of the last four bytes, by order
+# 3 hashed) under the final mixer (with WORDSET's); STRIDE: the stride contexts.
 F_SETS4, F_STRIDE = 65536, 131072
 # TABLE: the field contexts of delimited text (fade.statistics.tables).
 F_TABLE = 262144
@@ -205,7 +204,7 @@ F_LOG = 134217728
 # STATES: each context's bit history a nonstationary state of its counts
 # (fade.statistics.histories) in place of its last seven bits.
 F_STATES = 268435456
-# WORDS: the word contexts of model 36 (fade.statistics.words).
+# WORDS: the word contexts (fade.statistics.words).
 F_WORDS = 536870912
 # SSE: three more APMs beside APM3 (by the byte the match model expects with
 # its length, by order 3 hashed, by the last byte with where the last 16
@@ -257,15 +256,15 @@ F_DISTANT = 1 << 45
 # QUIET: each context's inputs (its node's, its state map's, its run's and its
 # linear probability) at half their scale, and the first layer's weight sets
 # learning at 1.5x the rate: the bias, order 1 and the match learn relatively
-# faster than the many contexts (docs/statistics.md, "Model 131").
+# faster than the many contexts (docs/history/statistics-0.11.md, "Model 131").
 F_QUIET = 1 << 46
 # RUNKEYS (with RUNS): each context's run map by the bit's place and whether
 # the context has seen another byte than its run's (fade.statistics.runs).
 F_RUNKEYS = 1 << 47
-# TEXT (with WORDS): the thirteen text contexts of model 132 (TEXT on);
-# TEXT2 (with TEXT): model 133's thirteen more (TEXT2 on).
+# TEXT (with WORDS): thirteen text contexts (TEXT on); TEXT2 (with TEXT):
+# thirteen more (TEXT2 on).
 F_TEXT, F_TEXT2 = 1 << 48, 1 << 49
-# TEXT3 (with TEXT; models 136 and 137): twelve more (TEXT3 on).
+# TEXT3 (with TEXT): twelve more (TEXT3 on).
 F_TEXT3 = 1 << 50
 # SETS5 (with SETS4 and TEXT3): two more weight sets under the final mixer, by
 # the last three groups of TEXT3's (runs as one) with c0, hashed, and by the

@@ -6,7 +6,7 @@ the bytes a row takes, a pixel and a row's pixels. `image_layout` reads it
 from a binary PNM's or an uncompressed BMP's header, from exactly the
 bytes before the pixels (so the decoder, looking after each byte it
 decodes, finds it at the same byte: fade.statistics.coding);
-`raw_layout` measures it in pixels without a header (models 27 to 29),
+`raw_layout` measures it in pixels without a header (F_PIXELS),
 and `made_header` writes it as the PNM header those models code first.
 docs/format.md has the rules.
 """

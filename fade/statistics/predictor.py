@@ -174,7 +174,7 @@ def predict(tables, s, c0, bitpos, network):
     count = parameters[P_COUNT]
     parts = parameters[P_PARTS]
     runs_on = parts & F_RUNS
-    quiet = 1 if parts & F_QUIET else 0  # (model 131) each context's inputs at half scale
+    quiet = 1 if parts & F_QUIET else 0  # each context's inputs at half scale
     sure_at = FIXED_INPUTS + (4 if runs_on else 2) * count if parts & F_SURE else 0
     for k in range(count):
         i = parameters[P_ACTIVE + k]
@@ -325,7 +325,7 @@ def update(tables, s, c0, bitpos, bit, node):
             n += 1
         if h:
             adapt(state_maps, i * 256 + h, bit, STATE_LIMIT)
-        if states:  # (model 36) its counts' state
+        if states:  # its counts' state
             h = NEXT[h * 2 + bit]
         elif h:  # its last seven bits, after a leading 1
             h = (h << 1) | bit
@@ -347,7 +347,7 @@ def update(tables, s, c0, bitpos, bit, node):
             streams[s, S_MATCH_LEN] = 0
     if parts & F_RATE:  # faster at first: 4x the rate at the start, 2.5x after 16 KiB
         rate += (rate * 3 << 14) // ((1 << 14) + streams[s, S_POSITION])
-    if parts & F_QUIET:  # (model 131) and 1.5x, its contexts' inputs at half scale
+    if parts & F_QUIET:  # and 1.5x, its contexts' inputs at half scale
         rate += rate >> 1
     skip = LAZY_ERROR if parts & F_LAZY else 0
     used = scratch[7]  # the inputs the mixer used
@@ -454,7 +454,7 @@ def _dna_bit(tables, s, c0, bitpos):
     """F_DNA: the counts' and matches' inputs for stream s's next bit, after
     the contexts' (and their runs'). Apart from predict, so that the models
     without them bind none of their arrays: in predict, binding one more
-    array slowed every model (docs/statistics.md, "Models 10 to 12")."""
+    array slowed every model (docs/history/statistics-0.11.md, "Models 10 to 12")."""
     dna_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams, tables.dna,
                tables.dna_bases, tables.match_map, s, c0, bitpos)
 

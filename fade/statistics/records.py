@@ -9,7 +9,7 @@ length, found as paq8's record model does. With F_RECORDS, the contexts
 add the column (the place in the record) and a second record length, which
 `note_lengths` finds among two candidates that count their repeats, and
 `record_set` picks a weight set by the column once `record_kept` finds the
-length well counted. With F_DISTANT (models 106 and 107), thirteen more
+length well counted. With F_DISTANT, thirteen more
 contexts of the bytes at fixed distances back (parts.DISTANT_MASKS), as
 paq8's sparse model has them: fields of 2, 4 and 8 bytes, lists of indices.
 """

@@ -8,7 +8,7 @@ its next bit through the context's run map, a probability per run length
 (up to 15) and expected bit, and with F_RUNKEYS also per bit's place (0,
 1, 2-4, 5-7) and flag: a run that is all a context has seen is surer than
 one that broke an earlier (paq8's run and byte history; the cells here are
-chosen and measured in docs/statistics.md, "Model 131").
+chosen and measured in docs/history/statistics-0.11.md, "Model 131").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Model 37's and 38's further APMs (part F_SSE), after the first three.
+"""Three further APMs (part F_SSE), after the first three.
 
 Secondary estimation in the manner of paq8's SSE stage: the mixed
 probability, refined by three more adaptive probability maps, each
@@ -10,7 +10,7 @@ bit, the seven before it, the eight before those). They live after APM3's
 rows in its array, as large as it each, and weigh 1, 1 and 2 against 4 for
 the first three's average. The ideas are paq8px's (its text SSE keys maps
 by the match and by recent mispredictions); these contexts and weights
-are chosen and measured here (docs/statistics.md, "Models 37 and 38").
+are chosen and measured here (docs/history/statistics-0.11.md, "Models 37 and 38").
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ before it happen to end. The delimiter is found as the stream goes (of
 tab, comma, semicolon and vertical bar, the one whose count per row stays
 the same for two rows in a row, the most rows), so the decoder finds it
 from the same bytes; with none found, the contexts say nothing new. Log
-lines (F_LOG, models 33 to 35 and 62 to 64) are such a table whose
+lines (F_LOG) are such a table whose
 delimiter is a space from the end of the first line: a field is a token,
 the field above the same token of the line before. `field_contexts` hashes a stream's
-field contexts for its next byte (with F_LENGTH, models 59 to 64, a
+field contexts for its next byte (with F_LENGTH, a
 fourth: the field's length so far against the field above's, with the
 field's index and the last byte: where a field or token ends);
 `note_field` keeps their state after each byte; markup

@@ -1,4 +1,4 @@
-"""Thirteen more contexts of the text around the byte (part F_TEXT, model 132).
+"""Thirteen more contexts of the text around the byte (part F_TEXT).
 
 Beside the word contexts (fade.statistics.words), these read the text as
 paq8's word model does, looking past what separates words: the last five
@@ -18,9 +18,9 @@ group; the two bytes above (in the line above, at this column and the
 next) with the last byte; and the current word with its case (no capitals,
 only the first, more) and its length (up to 3). The ideas are those of
 paq8's word model (Mahoney, and paq8px's authors); these contexts are
-chosen and written here, and measured together (docs/statistics.md,
+chosen and written here, and measured together (docs/history/statistics-0.11.md,
 "Model 132"). The word state they read is kept by F_WORDS, which F_TEXT
-needs. With F_TEXT2 (model 133), thirteen more: the line's bytes so far
+needs. With F_TEXT2, thirteen more: the line's bytes so far
 (its place alone, and with the last byte: orders 0 and 1 within the line),
 its first byte and its first word with the last byte, the current word
 with the KiB it is in, the kinds of the last sixteen bytes (letter, digit,
@@ -28,8 +28,8 @@ space, other), of the last twelve with the last two bytes, the column
 with the last four kinds, with whether the last byte is a space and with
 the line above's length, the current word with the word two back and the
 gap, the last four letters and digits with the last two bytes, and the
-two words before with the last byte ("Model 133"). With F_TEXT3 (model
-136), twelve more: the bytes' groups with a run of letters (or of digits)
+two words before with the last byte ("Model 133"). With F_TEXT3, twelve
+more: the bytes' groups with a run of letters (or of digits)
 kept as one group, so that a word's or a number's length drops out and the
 punctuation of the last words shows (the last seven, fourteen, four, two
 groups with whether the last byte continued a run; five and six with the

@@ -1,4 +1,4 @@
-"""Word contexts beyond the word and its two predecessors (model 36, text).
+"""Word contexts beyond the word and its two predecessors (F_WORDS, text).
 
 The current word with what surrounds it in text: the line's first word, the
 bytes between it and the word before (a space, ". ", "\\n\\n", "[["), the
@@ -7,16 +7,16 @@ the word that followed the word before last time (a phrase seen again);
 beside them the kinds of the last eight bytes (letters, digits, spaces,
 others: the shape of what is being written) with the last byte, and the
 current number with the one before it (dates, counts, references); with
-F_LINES (model 65), the line's length so far against the line above's with
+F_LINES, the line's length so far against the line above's with
 the current word's length and the last byte (`line_context`: where a
-book's lines break); with F_RECALL (models 72 and 73), the letter that
+book's lines break); with F_RECALL, the letter that
 last followed the current word's letters so far, in either case
 (`recall_context`: a word met before, in a tag or in other capitals,
 completed as it went then). A word is a run of bytes that
 fade.statistics.contexts.in_word takes, as for the general contexts, whose
 word hashes these read. The ideas are those of
 paq8's word model (Mahoney, and paq8px's authors); these contexts are
-chosen and written here, each measured (docs/statistics.md, "Model 36").
+chosen and written here, each measured (docs/history/statistics-0.11.md, "Model 36").
 """
 
 from __future__ import annotations
