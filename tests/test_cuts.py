@@ -5,6 +5,8 @@ screen's model changes; a file of one kind is not cut."""
 import io
 from pathlib import Path
 
+import numpy as np
+
 import fade
 from fade import cuts, frames, single
 from fade.cuts import BLOCK, MIN_WINDOWS, WINDOW, Run, placed, smoothed
@@ -64,6 +66,29 @@ def test_a_cut_goes_where_the_most_blocks_agree():
     assert placed([other] * 6, a, b, 2) == 2
     # all of one side's model: as far into the other side as the blocks go
     assert placed([a] * 6, a, b, 3) == 5 and placed([b] * 6, a, b, 3) == 1
+
+
+def test_a_tar_of_text_files_is_text_and_not_cut():
+    """A tar of source files (fade's own, about 8 KiB each: a 512-byte header
+    and zero padding for each) is text: the runs of zeros are padding, not
+    content (fade.kinds.PADDING_RUN), so each window screens as text and the
+    tar is one piece. Counted as bytes, the padding made its windows less
+    than 97% text, other bytes."""
+    import tarfile
+    from fade import kinds
+    sources = sorted(Path(fade.__file__).parent.rglob("*.py"))
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for path in sources:
+            tar.add(path, arcname=str(path.relative_to(Path(fade.__file__).parent)))
+    data = out.getvalue()
+    assert len(data) > 2 * MIN_WINDOWS * WINDOW
+    windows = [data[start:start + WINDOW] for start in range(0, len(data), WINDOW)]
+    padded = [window for window in windows if kinds.padding(
+        np.frombuffer(window, dtype=np.uint8)) > 0.03 * len(window)]
+    assert len(padded) > len(windows) // 2  # the padding is there ...
+    assert all(kinds.Screen.of(window).kind == "text" for window in windows)  # ... and aside
+    assert cuts.kind_pieces(data, fade.Settings(level="fast").kind_model) == [len(data)]
 
 
 def test_an_input_of_one_kind_is_not_cut():
