@@ -13,6 +13,7 @@ import fade
 from fade import methods
 from fade.format.container import FramesHeader
 from fade.members import list_archives
+from fade.statistics.choice import model_use
 
 from .files import EXIT_ERROR, EXIT_OK, STDIO, Options, UserError, os_reason, say
 
@@ -97,8 +98,11 @@ def info_files(files: tuple[str, ...]) -> int:
                        f"{name} [archive {number + 1} of {len(archives)}]:")
             click.echo(f"  archive_size: {size}")
             click.echo(f"  decodes_with: {decoder or 'fade alone, on any machine'}")
-            for key, value in header.fields().items():
+            fields = header.fields()
+            for key, value in fields.items():
                 click.echo(f"  {key}: {value}")
+            if fields["method"] == "statistics":  # the model by what it is for
+                click.echo(f"  model_for: {model_use(fields['model'])}")
             if header.original_size:
                 click.echo(f"  ratio: {header.original_size / size:.3f}")
                 click.echo(f"  bits_per_byte: {8 * size / header.original_size:.3f}")

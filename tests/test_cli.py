@@ -105,6 +105,7 @@ def test_every_method_roundtrips_through_the_cli(tmp_path):
     fields = dict(re.findall(r"^(\S+)\.fade:\n((?:  .*\n)*)", info, re.M))
     unnamed = [m for m in methods if f"  method: {m}\n" not in fields.get(m, "")]
     assert unnamed == [], info
+    assert "  model_for: text at fast\n" in fields["statistics"]  # (level fast: method statistics)
     result = run_fade("decompress", "-q", *archives, cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()
     differing = [m for m in methods if (tmp_path / m).read_bytes() != data]

@@ -116,7 +116,7 @@ def test_a_colour_image_is_screened_once(monkeypatch):
     one screen (Settings.screen_of)."""
     calls = []
     measure = kinds.band_sizes
-    monkeypatch.setattr(race, "band_sizes", lambda *args: calls.append(1) or measure(*args))
+    monkeypatch.setattr(kinds, "band_sizes", lambda *args: calls.append(1) or measure(*args))
     photo = corpus_file("chelsea.ppm").read_bytes()[:30_000]
     for level in ("default", "max"):
         calls.clear()

@@ -24,6 +24,16 @@ def for_kind(number: int, kind: str) -> int:
     return number if found is None else found
 
 
+def model_use(number: int) -> str | None:
+    """What model `number` is for, in words ("x86 at max", "any bytes at
+    max, before fade 0.11"); None for a number outside the table."""
+    if not 0 <= number < len(MODELS):
+        return None
+    model = MODELS[number]
+    return f"{model.kind or 'any bytes'} at {model.level}" + \
+        ("" if model.current else ", before fade 0.11")
+
+
 def model_level(number: int) -> str | None:
     """The level that writes (or wrote) model `number`; None for a number
     outside the table."""

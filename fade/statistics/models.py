@@ -207,4 +207,6 @@ MODEL_PARTS = tuple(model.parts for model in MODELS + MEASURED)
 # (level, kind) -> the model that level writes for those bytes.
 LEVEL_MODELS = {(model.level, model.kind): number for number, model in enumerate(MODELS)
                 if model.current}
-assert sorted(LEVEL_MODELS) == sorted((level, kind) for level in LEVELS for kind in KINDS)
+# (one current model for each level and kind, and none for another)
+assert sorted(LEVEL_MODELS) == sorted((level, kind) for level in LEVELS for kind in KINDS) and \
+    len(LEVEL_MODELS) == sum(model.current for model in MODELS)
