@@ -160,8 +160,11 @@ ARCHIVES = {
     # The statistics alone (level fast, format v6; model 0) and mixed with the
     # network (the hybrid coding, two groups with their own statistics).
     "statistics": (TEXT, dict(level="fast", method="statistics")),
-    "hybrid": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8, groups=2)),
-    "max3-hybrid": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8, groups=2)),
+    # Each level's hybrid, with the level's text model (fade 0.11).
+    "hybrid-default-text": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8,
+                                       groups=2)),
+    "hybrid-max-text": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8,
+                                   groups=2)),
     # (v8-statistics-default, -max and -max3, v8-hybrid, v8-max-hybrid and
     # v8-max3-hybrid are fade 0.8 to 0.10's models 1 to 3: kept as written,
     # never regenerated.)

@@ -14,7 +14,7 @@ import fade
 from fade import kinds, profile, race
 from fade.format import archive, container, headers, legacy
 from fade.config import LEVELS, PRESETS
-from fade.statistics.models import MODELS
+from fade.statistics.models import LEVEL_MODELS, MODELS
 from fade.statistics.parts import part_names
 
 from conftest import REPO, decodes_here
@@ -80,7 +80,13 @@ LEARNED_GOLDEN = [("v1-tiny", 1, 1), ("v2-tiny", 2, 1), ("v3-tiny", 3, 1), ("v4-
                   ("v4-groups", 4, 3), ("v5-tiny", 5, 1), ("v5-groups", 5, 3),
                   ("v5-native", 5, 1), ("v6-tiny", 6, 1), ("v6-hybrid", 6, 2),
                   ("v7-tiny", 7, 1), ("v7-hybrid", 7, 2), ("v8-tiny", 8, 1), ("v8-hybrid", 8, 2),
-                  ("v8-max-hybrid", 8, 2), ("v8-max3-hybrid", 8, 2)]
+                  ("v8-max-hybrid", 8, 2), ("v8-max3-hybrid", 8, 2),
+                  ("v8-hybrid-default-text", 8, 2), ("v8-hybrid-max-text", 8, 2)]
+# The statistics model each hybrid golden mixes: fade 0.8 to 0.10's (models 1
+# to 3), then each level's text model (fade 0.11); 0 before version 8.
+HYBRID_MODELS = {"v8-hybrid": 1, "v8-max-hybrid": 2, "v8-max3-hybrid": 3,
+                 "v8-hybrid-default-text": LEVEL_MODELS[("default", "text")],
+                 "v8-hybrid-max-text": LEVEL_MODELS[("max", "text")]}
 HYBRID_FIELDS = ("coding", "table_bits", "match_bits", "mixer_rate", "keyed", "statistics_model")
 
 
@@ -112,9 +118,8 @@ def test_golden_learned_archive_fields_at_documented_offsets(name, version, grou
     assert header.preset == "tiny" and header.version == version
     assert header.model == tiny and header.groups == groups
     if version >= 6:
-        hybrid = name.endswith("hybrid")
-        model = [3 if "max3" in name else 2 if "max" in name else 1 if version >= 8 else 0
-                 ] if hybrid else [0]
+        hybrid = "hybrid" in name
+        model = [HYBRID_MODELS.get(name, 0)]
         assert [raw.get(field, 0) for field in HYBRID_FIELDS] == \
             ([1, 16, 12, 24, 1] if hybrid else [0, 0, 0, 0, 0]) + model
         assert header.coding == ("hybrid" if hybrid else "network")
@@ -157,7 +162,8 @@ def _native_like_here(header) -> bool:
 
 @pytest.mark.parametrize("name", ["v4-tiny", "v4-groups", "v5-native", "v5-tiny", "v5-groups",
                                   "v6-tiny", "v6-hybrid", "v7-tiny", "v7-hybrid", "v8-tiny",
-                                  "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid"])
+                                  "v8-hybrid", "v8-max-hybrid", "v8-max3-hybrid",
+                                  "v8-hybrid-default-text", "v8-hybrid-max-text"])
 def test_golden_archive_reencodes_identically(name):
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     header = fade.read_header(blob)
