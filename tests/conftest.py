@@ -179,3 +179,32 @@ def hybrid_frames() -> tuple[bytes, dict, bytes]:
     frames.compress_stream(io.BytesIO(data), out.write, frame_size=HYBRID_FRAME, jobs=1,
                            **settings)
     return data, settings, out.getvalue()
+
+
+def coded_sizes(data: bytes, models) -> list[int]:
+    """The sizes of `data` coded alone in file order by each of `models`,
+    with the default settings sized to it."""
+    from fade import statistics
+    from fade.config import StatisticsConfig
+    return [len(statistics.encode_file(data, StatisticsConfig(model=m).sized(len(data))))
+            for m in models]
+
+
+def coded_without(data: bytes, config, part: int) -> int:
+    """The size of `data` coded alone in file order with `config` but its
+    model less `part`: a candidate tried by its parts, no model of the
+    table (the first band model's index, fade.statistics.models.BAND, has
+    its parts while it codes; `config`'s table sizes stay). Only measured:
+    no archive holds it."""
+    import dataclasses
+    from fade import statistics
+    from fade.statistics import coding, state
+    from fade.statistics.models import MODEL_PARTS
+    spare = len(statistics.MODELS)
+    parts = MODEL_PARTS[config.model] & ~part
+    assert parts != MODEL_PARTS[config.model]
+    with pytest.MonkeyPatch.context() as patch:
+        patched = MODEL_PARTS[:spare] + (parts,) + MODEL_PARTS[spare + 1:]
+        patch.setattr(coding, "MODEL_PARTS", patched)
+        patch.setattr(state, "MODEL_PARTS", patched)
+        return len(statistics.encode_file(data, dataclasses.replace(config, model=spare)))
