@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from fade.errors import FadeError
 from fade.statistics.choice import for_kind, level_model
-from fade.statistics.models import MEASURED, MODELS
+from fade.statistics.models import EVERY_MODEL, MEASURED, MODELS
 from fade.statistics.state import state_bytes
 
 
@@ -207,8 +207,8 @@ class StatisticsConfig:
         least 2^16 and 2^12): small inputs start faster and
         lose almost nothing (docs/statistics.md)."""
         bits = max(length, 1).bit_length()
-        known = 0 <= self.model < len(MODELS) + len(MEASURED)
-        slots = (MODELS + MEASURED)[self.model].slots_per_byte_bits if known else 2
+        known = 0 <= self.model < len(EVERY_MODEL)
+        slots = EVERY_MODEL[self.model].slots_per_byte_bits if known else 2
         return dataclasses.replace(self, table_bits=min(self.table_bits, max(16, bits + slots)),
                                    match_bits=min(self.match_bits, max(12, bits)))
 

@@ -202,8 +202,10 @@ CANDIDATES: dict[str, Model] = {}
 CANDIDATE_MODELS = {name: len(MODELS) + len(BAND) + k for k, name in enumerate(CANDIDATES)}
 # What is measured but never archived, at the indices after MODELS'.
 MEASURED = BAND + tuple(CANDIDATES.values())
-# The parts of each model, then of each measured one, by index.
-MODEL_PARTS = tuple(model.parts for model in MODELS + MEASURED)
+# Every model the statistics can code, by its index (StatisticsConfig.model),
+# and its parts.
+EVERY_MODEL = MODELS + MEASURED
+MODEL_PARTS = tuple(model.parts for model in EVERY_MODEL)
 # (level, kind) -> the model that level writes for those bytes.
 LEVEL_MODELS = {(model.level, model.kind): number for number, model in enumerate(MODELS)
                 if model.current}
