@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import fade
-from fade import kinds, race, statistics
+from fade import kinds, statistics
 from fade.config import LEVELS
 from fade.statistics.colour import from_green, to_green
 from fade.statistics.models import BAND_MODELS, LEVEL_MODELS, MODEL_PARTS
@@ -251,18 +251,20 @@ def _image_coded(data: bytes, model: int, end: int):
     `end`, the layout taken from the header as coding.py takes it: the image
     contexts, weight sets and predictions of the next byte made."""
     from fade.statistics.coding import Tables
-    from fade.statistics.predictor import begin_image, begin_streams, encode_range
+    from fade.statistics.compose import predictor_for
+    from fade.statistics.models import MODEL_PARTS
     array = np.frombuffer(data, dtype=np.uint8)
     layout = image_layout(array)
     config = dataclasses.replace(LEVELS["default"].statistics, model=model)
     tables = Tables.build(config, 1, len(array))
-    begin_streams(tables, np.zeros(1, np.int64), np.array([len(array)], np.int64))
+    code = predictor_for(MODEL_PARTS[model])
+    code.begin_streams(tables, np.zeros(1, np.int64), np.array([len(array)], np.int64))
     out = np.zeros(4 * len(array) + 64, dtype=np.uint8)
-    encode_range(tables, array, 0, min(end, layout.start), out)
+    code.encode_range(tables, array, 0, min(end, layout.start), out)
     if end >= layout.start:
-        begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row,
-                    layout.pixel)
-        encode_range(tables, array, layout.start, end, out)
+        code.begin_image(tables, 0, layout.start, layout.end, layout.stride, layout.row,
+                         layout.pixel)
+        code.encode_range(tables, array, layout.start, end, out)
     return tables
 
 

@@ -149,17 +149,19 @@ def test_markup_follows_elements_attributes_and_values():
     and a closed element's parent is open again."""
     from fade.statistics import markup as m
     from fade.statistics.coding import Tables
-    from fade.statistics.predictor import begin_streams, end_byte
+    from fade.statistics.compose import predictor_for
+    from fade.statistics.models import MODEL_PARTS
     from fade.statistics.state import (P_BITS, P_MATCH_BITS, S_ABOVE_END, S_ABOVE_START,
                                        S_BASE, S_FIELD_START, S_M_DEPTH, S_M_KEY, S_M_MODE,
                                        S_POSITION)
     data = b'<a><b x="12" y=34>t</b><b x="56" y=78>u</b></a>'
     config = LEVELS["fast"].statistics.for_kind("markup").sized(len(data))
     tables = Tables.build(config, 1, len(data))
-    begin_streams(tables, np.zeros(1, np.int64), np.array([len(data)], np.int64))
+    code = predictor_for(MODEL_PARTS[config.model])
+    code.begin_streams(tables, np.zeros(1, np.int64), np.array([len(data)], np.int64))
     seen = []
     for byte in data:
-        end_byte(tables, 0, np.int64(byte), tables.parameters[P_BITS],
+        code.end_byte(tables, 0, np.int64(byte), tables.parameters[P_BITS],
                  tables.parameters[P_MATCH_BITS])
         row = tables.streams[0]
         seen.append((int(row[S_M_MODE]), int(row[S_M_DEPTH]), int(row[S_M_KEY]),

@@ -1,8 +1,9 @@
 """The statistics' state and the ways to code with them.
 
 `Tables` holds all adaptive state of one model and its coder, as arrays
-the compiled kernels take whole; two ways drive the one per-bit predictor
-(fade.statistics.predictor):
+the compiled kernels take whole; two ways drive the model's per-bit
+predictor (fade.statistics.predictor, compiled for the model's parts by
+fade.statistics.compose):
 
 - `encode_file` / `decode_file`: one stream in file order (the statistics
   alone: levels fast and default, and max where the network cannot pay).
@@ -24,6 +25,7 @@ beside the package.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -41,10 +43,10 @@ from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, coded_layout,
                                     image_layout, made_header, raw_layout)
 from fade.statistics.parts import (F_DNA, F_IMAGE, F_PIXELS, F_STATES, MAX_CONTEXTS,
                                    active_contexts)
-from fade.statistics.predictor import (NETWORK_INPUT, begin_image, begin_streams, code_step,
-                                       decode_range, encode_range)
-from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
-                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, context_inputs, dna_bits,
+from fade.statistics.compose import predictor_for
+from fade.statistics.state import (APM_KNOTS, C_HIGH, C_NEXT, C_POS, DNA_INPUTS,
+                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, NETWORK_INPUT,
+                                   context_inputs, dna_bits,
                                    dna_sets, final_sets, image_sets, record_sets, state_arrays,
                                    table_sets, x86_sets)
 
@@ -166,13 +168,14 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     """`encode_file`, and the bits put out for data[:m] at each offset m of
     `marks` (0 <= m <= len(data), any order): multiples of 8, at most 32 bits
     short of the code length (what the coder holds back), the same on any CPU."""
+    code = predictor_for(MODEL_PARTS[config.model])
     head = _made_head(data, MODEL_PARTS[config.model])
     if head:  # (F_PIXELS: coded before the bytes, dropped by the decoder)
         data, marks = head + data, np.asarray(marks, dtype=np.int64) + len(head)
         if progress is not None:
             progress = _shifted(progress, len(head))
     tables = Tables.build(config, 1, len(data))
-    begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
+    code.begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
     source = _changed(source, MODEL_PARTS[config.model])
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
@@ -184,10 +187,10 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
         stops = np.union1d(stops, [layout.start])
     begin = 0
     for end in [*stops[(stops > 0) & (stops < len(data))].tolist(), len(data)]:
-        if encode_range(tables, source, begin, end, out) > out.shape[0]:
+        if code.encode_range(tables, source, begin, end, out) > out.shape[0]:
             return None, bits
         if layout is not None and end == layout.start:
-            _begin_image(tables, layout, len(data))
+            _begin_image(code, tables, layout, len(data))
         bits[marks == end] = 8 * tables.coder[C_POS]
         if progress is not None and (end % CHUNK == 0 or end == len(data)):
             progress(end, 8 * int(tables.coder[C_POS]))
@@ -213,15 +216,16 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     encoder's stream ended (what finds the end of a statistics archive in a
     concatenation)."""
     parts = MODEL_PARTS[config.model]
+    code = predictor_for(parts)
     made = RAW_HEAD if parts & F_PIXELS else 0  # room for the header F_PIXELS makes
     tables = Tables.build(config, 1, size + made)
-    begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([size + made], dtype=np.int64))
+    code.begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([size + made], dtype=np.int64))
     out = np.zeros(size + made, dtype=np.uint8)
     payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
     start_decoder(tables.coder, payload)
     first = 0
     if parts & F_IMAGE:
-        first = _decode_head(tables, payload, out[:size + made])
+        first = _decode_head(code, tables, payload, out[:size + made])
     if made:
         if first > made or image_layout(out[:first]) is None:
             raise CorruptArchiveError("the statistics stream is damaged: its image header "
@@ -232,7 +236,7 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     size += made
     for begin in range(first, size, CHUNK):
         end = min(begin + CHUNK, size)
-        done = decode_range(tables, payload, out, begin, end)
+        done = code.decode_range(tables, payload, out, begin, end)
         if done < end:
             raise CorruptArchiveError(f"the statistics stream is damaged: a check failed, or "
                                       f"it ran out, after {done} of {size} bytes")
@@ -267,12 +271,12 @@ def _shifted(progress: Callable[[int, int], None], made: int) -> Callable[[int, 
     return lambda done, bits: progress(max(done - made, 0), bits)
 
 
-def _begin_image(tables: Tables, layout: Layout, size: int) -> None:
-    begin_image(tables, 0, layout.start, min(layout.end, size), layout.stride, layout.row,
+def _begin_image(code: ModuleType, tables: Tables, layout: Layout, size: int) -> None:
+    code.begin_image(tables, 0, layout.start, min(layout.end, size), layout.stride, layout.row,
                 layout.pixel)
 
 
-def _decode_head(tables: Tables, payload: np.ndarray, out: np.ndarray) -> int:
+def _decode_head(code: ModuleType, tables: Tables, payload: np.ndarray, out: np.ndarray) -> int:
     """F_IMAGE: decode out's bytes one at a time until those decoded give
     an image's layout (`image_layout` finds none from fewer bytes than its
     header), and start its pixels there; or until HEAD_LIMIT bytes (or
@@ -282,9 +286,9 @@ def _decode_head(tables: Tables, payload: np.ndarray, out: np.ndarray) -> int:
     for done in range(limit):
         layout = image_layout(out[:done])
         if layout is not None:
-            _begin_image(tables, layout, size)
+            _begin_image(code, tables, layout, size)
             return done
-        if decode_range(tables, payload, out, done, done + 1) < done + 1:
+        if code.decode_range(tables, payload, out, done, done + 1) < done + 1:
             return done  # (damaged: decode_prefix finds it so)
     return limit
 
@@ -326,8 +330,9 @@ class Statistics:
                  payload: bytes | None = None):
         lengths = np.asarray(lengths, dtype=np.int64)
         self._tables = Tables.build(config, len(lengths), int(lengths.sum()))
+        self._code = predictor_for(MODEL_PARTS[config.model])
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-        begin_streams(self._tables, starts, lengths)
+        self._code.begin_streams(self._tables, starts, lengths)
         self._coder = self._tables.coder
         if payload is None:
             self._stream = np.zeros(1 << 16, dtype=np.uint8)
@@ -345,8 +350,8 @@ class Statistics:
             grown[:len(self._stream)] = self._stream
             self._stream = grown
         weights = self._empty if probabilities is None else network_weights(probabilities)
-        code_step(self._tables, self._stream, np.ascontiguousarray(symbols, dtype=np.uint8),
-                   weights, count, False)
+        self._code.code_step(self._tables, self._stream,
+                             np.ascontiguousarray(symbols, dtype=np.uint8), weights, count, False)
 
     def decode(self, probabilities: np.ndarray | None, count: int | None = None) -> np.ndarray:
         """The next byte of each of the first `count` sub-streams (default: one
@@ -357,7 +362,7 @@ class Statistics:
                                       "model settings are not those the archive was made with")
         weights = self._empty if probabilities is None else network_weights(probabilities)
         symbols = np.zeros(count, dtype=np.uint8)
-        if code_step(self._tables, self._stream, symbols, weights, count, True) < count:
+        if self._code.code_step(self._tables, self._stream, symbols, weights, count, True) < count:
             raise CorruptArchiveError("the statistics stream is damaged: a check failed, or it "
                                       "ran out (or the header is not the one it was made with)")
         return symbols

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, JIT, context_hash
+from fade.statistics.kernels import JIT, context_hash
 from fade.statistics.parts import (BIGRAM, EXPECTED, F_EXPECTED, F_INDIRECT, F_ORDERS,
                                    F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, ORDER5, ORDER8,
                                    SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
@@ -28,7 +28,7 @@ def byte_kind(c):
     return 0 if 97 <= (c | 32) <= 122 else (1 if 48 <= c <= 57 else (2 if c <= 32 else 3))
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def final2_row(streams, s, bucket, bitpos):
     """F_FINAL2's row of weights: the match's length bucket (0-3), the kinds
     of the last two bytes, the word's length so far (up to 3) and the bit's
@@ -38,7 +38,7 @@ def final2_row(streams, s, bucket, bitpos):
     return (row * 4 + byte_kind((history >> 8) & 255)) * 8 + bitpos
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def general_contexts(scratch, streams, buffer, followers, s, parts, keyed):
     """Hash stream s's general contexts for its next byte into the scratch:
     orders 1-4 and 6 and the word; keyed by the stream if `keyed`; and those
@@ -89,7 +89,7 @@ def general_contexts(scratch, streams, buffer, followers, s, parts, keyed):
             word + (streams[s, S_WORD2] + streams[s, S_WORD3] * 0x3A8F05C5) * 0x2F0F3A55, 43)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_followers(followers, history, byte):
     """F_INDIRECT: `byte` followed the last byte and pair of `history`."""
     c1 = history & 255
@@ -98,13 +98,13 @@ def note_followers(followers, history, byte):
     followers[256 + c2] = ((followers[256 + c2] << 8) | byte) & 0xFFFF
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def in_word(byte):
     """Whether `byte` belongs to a word: a letter (either case) or a byte >= 128."""
     return 97 <= (byte | 32) <= 122 or byte >= 128
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_byte(streams, s, byte):
     """Stream s's history and words after `byte`: a word is a run of bytes
     `in_word`."""

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, JIT, STATE_LIMIT, STRETCH, adapt, context_hash
+from fade.statistics.kernels import JIT, STATE_LIMIT, STRETCH, adapt, context_hash
 from fade.statistics.parts import DNA_DIRECT, DNA_LINE, DNA_ORDERS
 from fade.statistics.state import (
     DNA_MATCHES, P_DNA_BITS, P_MATCH_BITS, S_ABOVE, S_BASE, S_DNA_BASES, S_DNA_CASE,
@@ -66,7 +66,7 @@ MATCH_BASES = 16  # bases hashed to find a match
 _MATCH_START = 8
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _entry(dna_bits, order, context, offset):
     """The count entry of `context` (order bases, 2 bits each) in the order's table
     at `offset`; returns it and the next table's offset."""
@@ -76,7 +76,7 @@ def _entry(dna_bits, order, context, offset):
     return offset + ((context_hash(context, 90 + order) >> 8) & mask), offset + mask + 1
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def dna_contexts(scratch, streams, dna, parameters, s):
     """Hash stream s's line context for its next byte into the scratch, and
     find each order's count entry (and how many of the hashed
@@ -98,7 +98,7 @@ def dna_contexts(scratch, streams, dna, parameters, s):
     streams[s, S_DNA_HITS] = hits
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def dna_inputs(inputs, n, streams, dna, dna_bases, match_map, s, c0, bitpos):
     """The inputs for stream s's next bit, at inputs[n:n + DNA_INPUTS]: each
     order's stretched probability of a 1, from the bases whose letters (in
@@ -139,7 +139,7 @@ def dna_inputs(inputs, n, streams, dna, dna_bases, match_map, s, c0, bitpos):
             inputs[n + j] = STRETCH[max(min(p, 65535), 1)]
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def dna_learn(match_map, streams, s, bit):
     """The matches' probabilities, where they predicted stream s's bit, learn it."""
     for which in range(DNA_MATCHES):
@@ -148,7 +148,7 @@ def dna_learn(match_map, streams, s, bit):
             adapt(match_map, index, bit, STATE_LIMIT)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _count(entry, base, limit):
     """`entry` (four 8-bit counts) with one more of `base`, all halved first
     where that count is at `limit`."""
@@ -201,7 +201,7 @@ def note_dna(streams, dna, dna_bases, match_table, parameters, s, byte):
     _matches(streams, dna_bases, match_table, parameters, s, base, at, history, reverse, start)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _matches(streams, dna_bases, match_table, parameters, s, base, at, history, reverse,
              start):
     """Follow stream s's matches past `base` (coded at dna_bases[at]), and where

@@ -47,7 +47,7 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.chroma import chroma_contexts
-from fade.statistics.kernels import INLINE, JIT, STRETCH, context_hash
+from fade.statistics.kernels import JIT, STRETCH, context_hash
 from fade.statistics.parts import F_BLOCK, F_CHROMA, IMAGE, IMAGE_CONTEXTS
 from fade.statistics.state import (
     BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SHIFT, BLOCK_SIZE, IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS,
@@ -65,12 +65,12 @@ BLOCK_LEFT = np.array([left for _, left in BLOCK_OFFSETS], dtype=np.int64)
 BLOCK_BASE = len(OLS_SHIFTS) * 4 * OLS_SIZE  # (F_BLOCK's sums after the two predictors')
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _at(buffer, here, back):
     return np.int64(buffer[here - back])
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _px(buffer, here, high, back):
     """The byte `back` bytes before; where `high` is not negative (a 16-bit
     gray sample's low byte, its high byte `high`), the big-endian sample
@@ -83,18 +83,18 @@ def _px(buffer, here, high, back):
     return min(max(_sample(buffer, here, back + 1) - (high << 8), -VIEW), 255 + VIEW)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _sample(buffer, here, back):
     """The big-endian 16-bit sample whose high byte lies `back` bytes before."""
     return (np.int64(buffer[here - back]) << 8) | np.int64(buffer[here - back + 1])
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _clip(value):
     return min(max(value, 0), 255)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _scaled(value, shift):
     """A prediction of a byte held within a byte: `value` itself (shift 0),
     or the high byte of a 16-bit sample's prediction (shift 8)."""
@@ -102,10 +102,8 @@ def _scaled(value, shift):
 
 
 # The helpers that image_contexts calls from more than one place (_neighbours,
-# _plane_predictions, _against, _gray_predictions) are compiled apart (JIT,
-# not INLINE): inlined at each place, they made image_contexts a third of
-# the statistics' first compile (35 s of 100 on a slow day). Their arguments
-# are int64 at every call (np.int64 on constants), so each compiles once.
+# _plane_predictions, _against, _gray_predictions) take int64 arguments at
+# every call (np.int64 on constants), so each compiles once.
 @nb.njit(**JIT)
 def _neighbours(buffer, here, view, x, y, stride, pixel, row):
     """W, N, NW, NE, NEE, WW, NN, NNE, NWW and NNW of the byte at `here`
@@ -166,7 +164,7 @@ def _against(buffer, here, back, last1, last2, view, pixel):
     return (one << 12) | two
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _confidence(errors, position, back_w, back_n, back_nw, back_ne, k):
     """How well prediction k did at the pixel's neighbours (W and N
     counting twice, NW and NE once), in IMAGE_STEPS steps: half the sum of
@@ -375,7 +373,7 @@ def image_contexts(scratch, streams, buffer, errors, solver, s, parts):
         streams[s, p + k] |= (group + step) << 12
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _ols_predictions(streams, solver, s, w, n, nw, ne, nn, nne, ww, nww,
                      last, last2, w1, n1, nw1, ne1, w2, n2, blocked):
     """Predictions 24 and 25: two linear predictors of the byte less W (per
@@ -427,21 +425,21 @@ def _block_prediction(streams, solver, buffer, here, s, view, column, y, stride,
     return _clip(_clip(w) + (total >> 16))
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def block_cell(phase):
     """Where F_BLOCK's sums and weights for a byte of S_IMAGE_PHASE `phase`
     (its plane and place in the 8x8 block) start in the solver."""
     return BLOCK_BASE + phase * BLOCK_SIZE
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _ols_count(blocked):
     """How many of the OLS_SHIFTS predictors run: with F_BLOCK, the
     block's takes the long-memory one's place."""
     return 1 if blocked else len(OLS_SHIFTS)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _ols_learn(streams, solver, s, byte, blocked):
     """The linear predictors (with F_BLOCK, the block's in the long-memory
     one's place) learn stream s's byte."""
@@ -456,7 +454,7 @@ def _ols_learn(streams, solver, s, byte, blocked):
                block_cell(streams[s, S_IMAGE_PHASE]), BLOCK_SHIFT, target)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _solve(streams, solver, s, x, n, matrix, shift, target):
     """One least squares predictor (its n inputs at streams[s, x:], its sums
     and weights at solver[matrix:]) learns `target`: its sums decay by
@@ -482,7 +480,7 @@ def _solve(streams, solver, s, x, n, matrix, shift, target):
         solver[weights + i] = total // (solver[row + i] + OLS_RIDGE)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _colour_predictions(streams, s, buffer, here, stride, pixel, up, left, right,
                         w, n, nw, ne, nn, nne, ww, last, w1, n1, nw1, ne1, last2, n2, w2):
     """Predictions 16 to 23 of a colour pixel's byte: its neighbours
@@ -543,7 +541,7 @@ def _gray_predictions(streams, s, buffer, here, stride, pixel, x, y, up, left, r
     streams[s, p + 12] = _scaled(paeth, shift)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_image(streams, errors, maps, solver, s, byte, parts):
     """After stream s coded `byte` (S_POSITION already past it): each
     prediction's residual counted in its histogram, its error kept for the
@@ -567,7 +565,7 @@ def note_image(streams, errors, maps, solver, s, byte, parts):
                 maps[sums + b] >>= 1
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _count(maps, sums, first, length):
     """How many residuals fell in bins first .. first + length - 1 (mod 256)
     of the histogram at maps[sums:], kept as sums of bins 0 .. b."""
@@ -578,7 +576,7 @@ def _count(maps, sums, first, length):
     return np.int64(maps[sums + 255]) - below + np.int64(maps[sums + end - 256])
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def image_inputs(inputs, n, streams, maps, s, c0, bitpos):
     """The inputs for stream s's next bit, at inputs[n:n + IMAGE_INPUTS]:
     per prediction of its byte, the stretched probability of a 1 from the

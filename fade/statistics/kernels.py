@@ -15,8 +15,11 @@ run. With the counts, each array read out of the Tables and passed on cost
 an atomic increment and decrement at every bit, more than half of the
 coding's time (model 0 codes 2.4x as fast without them, the same bytes;
 docs/history/statistics-0.11.md, "Speed"). The few functions that allocate
-(`ALLOCATING`) keep them. The contexts' small per-byte functions are still
-inlined where they are called (`INLINE`): numba's own inlining.
+(`ALLOCATING`) keep them. Nothing is inlined by numba (`inline="always"`
+copies a function's IR into each caller before typing): LLVM inlines the
+small functions into their callers as well after numba links them, and
+numba's copies cost each model's compile a third of its time, for no speed
+(docs/results.md, "The first compress").
 
 numba caches each compiled function beside its module and checks only that
 module's source for changes, while a kernel here is compiled into its
@@ -86,13 +89,6 @@ drop_stale_caches()
 # fails to compile, so none can free an array it still uses.
 ALLOCATING = dict(nogil=True, cache=True, boundscheck=False)
 JIT = dict(ALLOCATING, _nrt=False)
-# For a function called once a byte with the state's arrays: compiled into its
-# caller (numba's own inlining), so the call costs no reference counts. Only
-# for small ones: numba copies an inlined function's IR block by block, each
-# copy with all its variables, so a large one costs its caller's compile time
-# quadratically (note_markup, inlined into end_byte, took 26 s of a 56 s
-# first compile; compiled apart and called once a byte, the same speed).
-INLINE = dict(inline="always", **JIT)
 
 # Knots of the logistic function: 65536 / (1 + exp(-k / 2)) for k = -32..32,
 # rounded (computed once with math.exp and written out, so no libm is
@@ -152,7 +148,7 @@ def network_bits(distribution, c0, bitpos):
     return STRETCH[max(min(p, 65535), 1)]
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def apm_read(table, scratch, at, row, knot, weight):
     """An APM's probability: row `row` of `table`, interpolated between the
     knots `knot` and `knot` + 1 by `weight` (of 4096); the knot nearer the
@@ -183,16 +179,16 @@ def _hash(a, b):
 
 # The hash of a context `a` (an integer) with `b` (which context, or more of
 # it). The arithmetic stays a called function: inlined, numba types it in each
-# caller and some hashes come out otherwise, so every archive would change. Its
-# `b` goes as an int64: as the constant most callers write, numba compiled it
-# once per constant (66 times, a fifth of the first compile); the hashes are
-# the same either way.
-@nb.njit(**INLINE)
+# caller and some hashes come out otherwise, so every archive would change.
+# Both go as int64s, its one signature: with `b` as the constant most callers
+# write, numba compiled this wrapper once per constant (72 times for the
+# default's text model, 3 of its 16 s first compile); the hashes are the same.
+@nb.njit("int64(int64, int64)", **JIT)
 def context_hash(a, b):
     return _hash(a, np.int64(b))
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def floor_log2(n):
     """floor(log2(n)), n >= 1."""
     k = np.int64(0)
@@ -202,7 +198,7 @@ def floor_log2(n):
     return k
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def bytes_hash(h, byte):
     """A run of bytes' 40-bit hash `h` with `byte` after them (0: no bytes):
     a table's field, an instruction so far."""
@@ -264,7 +260,7 @@ def learn(weights, inputs, n, weight_set, p, bit, rate, skip):
         weights[w + j] += (inputs[j] * error) >> 16
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def final_mix(final, scratch, at, sets):
     """A final mixer's stretched output, clipped: the weight sets' outputs
     (scratch[SCRATCH_DOTS:]) weighed by its weights at final[scratch[at]:];
@@ -278,7 +274,7 @@ def final_mix(final, scratch, at, sets):
     return mixed
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def final_learn(final, scratch, at, sets, bit, rate):
     """final_mix's mixer at `at` learns the bit, against its own output."""
     row = scratch[at]

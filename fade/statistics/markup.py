@@ -42,7 +42,7 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.contexts import in_word
-from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash
+from fade.statistics.kernels import JIT, bytes_hash, context_hash
 from fade.statistics.parts import (F_FIELD_ORDER1, F_FIELD_ORDERS, F_SOURCE, FIELD1, FIELD2,
                                    FIELD3, FIELD_LENGTH, MARKUP_HIGH, MARKUP_LEFT, MARKUP_LOW,
                                    MARKUP_ONE, MARKUP_SOURCE, MARKUP_TEXT1, MARKUP_TEXT2)
@@ -59,7 +59,7 @@ from fade.statistics.tables import length_against, place_above
 M_TEXT, M_NAME, M_TAG, M_VALUE, M_CLOSE, M_SPECIAL = range(6)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def markup_contexts(scratch, streams, buffer, s, parts):
     """Hash stream s's markup contexts for its next byte into the scratch;
     with F_FIELD_ORDERS in the model's `parts`, two low orders by the field,
@@ -111,7 +111,7 @@ def markup_contexts(scratch, streams, buffer, s, parts):
             scratch[SCRATCH_HASHES + MARKUP_SOURCE] = context_hash(key, (1 << 51) + mode)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _is_name(byte):
     """A byte of an element's or attribute's name (ASCII letters, digits,
     - _ . : and any byte of a UTF-8 sequence)."""
@@ -119,7 +119,7 @@ def _is_name(byte):
         or byte == 46 or byte >= 128
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _element(streams, s, depth):
     """The name (hashed) of the element open at `depth` (1: the outermost;
     0 where none or deeper than the stack keeps)."""
@@ -147,7 +147,7 @@ def _begin(streams, recent, s, mode, key, field):
             streams[s, S_ABOVE_HASH] = recent[s, at + 3]
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _end(streams, recent, s):
     """The field ends with the byte just coded: the table keeps its place
     (from its start to before that byte, which it returns) and its bytes'

@@ -10,9 +10,17 @@ them in the stretched domain with the weight sets the model's parts name,
 and refines the result with its APMs; after the bit, `update` makes every
 part learn. `code_byte` runs the eight bits through the coder; the loops
 over a file (`encode_range`, `decode_range`) and over the lockstep's
-sub-streams (`code_step`) call it. Which parts run is read from the
-parameters (the model's `parts`, fade.statistics.models), so one compiled
-function serves every model, bit for bit as each always has.
+sub-streams (`code_step`) call it.
+
+This module is one model's code, not every model's: fade.statistics.compose
+loads it once for each composition of parts a process codes with, as a
+module of its own whose `PARTS` is that composition (the model's parts that
+this module tests, fade.statistics.models). numba reads a module's globals
+as constants, so each `parts & F_...` test below is decided when the
+composition compiles: the code of a part the model lacks is dropped before
+it is typed, costing the model neither time nor compile. The kind modules'
+functions it calls take the model's whole parts (`model_parts`, read at run
+time) and are shared by every composition, each compiled once.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from fade.statistics.coder import code_bit, code_check
 from fade.statistics.contexts import (byte_kind, final2_row, general_contexts, note_byte,
                                       note_followers)
 from fade.statistics.kernels import (
-    ALLOCATING, COUNTER_LIMIT, INLINE, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
+    ALLOCATING, COUNTER_LIMIT, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
     apm_read, context_hash, final_learn, final_mix, find_slot, learn, network_bits, squash,
     two_dots)
 from fade.statistics.histories import NEXT, ONE_SIDED
@@ -48,8 +56,9 @@ from fade.statistics.x86 import (note_x86, note_x86_more, x86_contexts, x86_more
                                 x86_opcode_set, x86_set)
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
-    IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT,
-    P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS,
+    IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT,
+    P_DNA_INPUT, P_PARTS,
+    P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_RATE, P_RECORD_SETS, P_SETS,
     FINAL2_AT, FINAL_ROWS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY,
     S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
     S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
@@ -57,23 +66,39 @@ from fade.statistics.state import (
     S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES,
     SCRATCH_NODE, SET5, SET6, SET10, SETS5_AT, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
-NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
+if "PARTS" not in globals():
+    raise ImportError("fade.statistics.predictor is one model's code: "
+                      "fade.statistics.compose.predictor_for(parts) loads it")
+PARTS: int = globals()["PARTS"]  # the composition, set by fade.statistics.compose
+
+
+def _compiled(options: dict):
+    """numba's njit with `options`, for this composition: numba names a
+    function's cache files by its source file and qualified name, the same
+    for every composition of this one file, so the name takes the parts
+    too (else one composition would load another's code from the cache)."""
+    def compiled(function):
+        function.__qualname__ = f"{function.__qualname__}_{PARTS:x}"
+        return nb.njit(**options)(function)
+    return compiled
 MATCH_MIN = 6  # bytes hashed to find a match
 MATCH_LIMIT = 65535  # a match length saturates here
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _start_byte(tables, s, bits):
     """Hash stream s's contexts for its next byte and find their slots (first
     nibble); with F_RUNS, each context's run entry."""
     nodes, streams, buffer, scratch = tables.nodes, tables.streams, tables.buffer, tables.scratch
     parameters, runs, dna = tables.parameters, tables.runs, tables.dna
-    parts = parameters[P_PARTS]
-    general_contexts(scratch, streams, buffer, tables.followers, s, parts, parameters[P_KEYED])
-    record_contexts(scratch, streams, buffer, s, parts)
+    parts = PARTS  # the parts tested here, constants (fade.statistics.compose)
+    model_parts = parameters[P_PARTS]  # all the model's parts, for the kinds' own functions
+    general_contexts(scratch, streams, buffer, tables.followers, s, model_parts,
+                     parameters[P_KEYED])
+    record_contexts(scratch, streams, buffer, s, model_parts)
     if parts & F_TABLE:
         if parts & F_MARKUP:
-            markup_contexts(scratch, streams, buffer, s, parts)
+            markup_contexts(scratch, streams, buffer, s, model_parts)
         else:
             field_contexts(scratch, streams, buffer, s)
     if parts & F_DNA:
@@ -89,7 +114,7 @@ def _start_byte(tables, s, bits):
     if parts & F_RECALL:
         recall_context(scratch, streams, tables.followers, s)
     if parts & F_TEXT:
-        text_contexts(scratch, streams, buffer, s, parts)
+        text_contexts(scratch, streams, buffer, s, model_parts)
     if parts & F_IMAGE:
         _image_start(tables, s)
     streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
@@ -97,7 +122,7 @@ def _start_byte(tables, s, bits):
         find_runs(streams, runs, scratch, parameters, s, bits)
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _find_slots(nodes, bits, streams, s, scratch, parameters):
     """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
     + i]), found in input order; returns how many unkeyed ones were seen before."""
@@ -112,7 +137,7 @@ def _find_slots(nodes, bits, streams, s, scratch, parameters):
     return found
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _second_nibble(tables, s, bits, c0):
     """Find the contexts' slots for stream s's second nibble, after the first, c0."""
     nodes, streams, scratch = tables.nodes, tables.streams, tables.scratch
@@ -123,7 +148,7 @@ def _second_nibble(tables, s, bits, c0):
     _find_slots(nodes, bits, streams, s, scratch, parameters)
 
 
-@nb.njit(**INLINE)
+@_compiled(JIT)
 def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
     """Two more weight sets under the final mixer: their outputs, kept as its
     inputs `place` and `place` + 1, and their indices and probabilities at
@@ -137,7 +162,7 @@ def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
     scratch[SCRATCH_DOTS + place + 1] = dot_b
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
@@ -172,7 +197,8 @@ def predict(tables, s, c0, bitpos, network):
     inputs[NETWORK_INPUT] = network
     n = FIXED_INPUTS
     count = parameters[P_COUNT]
-    parts = parameters[P_PARTS]
+    parts = PARTS
+    model_parts = parameters[P_PARTS]
     runs_on = parts & F_RUNS
     quiet = 1 if parts & F_QUIET else 0  # each context's inputs at half scale
     sure_at = FIXED_INPUTS + (4 if runs_on else 2) * count if parts & F_SURE else 0
@@ -191,19 +217,19 @@ def predict(tables, s, c0, bitpos, network):
         # Two more inputs per context (model 3): its run's prediction, and (set
         # above) its probability in the linear domain, the mixer's other
         # nonlinearity.
-        run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, quiet)
+        run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, model_parts, quiet)
         n += 2 * count
     if sure_at:
         n += count
-    if parameters[P_PARTS] & F_DNA:  # the counts of bases, an input per order (code_byte's)
+    if parts & F_DNA:  # the counts of bases, an input per order (code_byte's)
         n += DNA_INPUTS
-    elif parameters[P_PARTS] & F_IMAGE:  # the predictions' inputs (code_byte's)
+    elif parts & F_IMAGE:  # the predictions' inputs (code_byte's)
         n += IMAGE_INPUTS
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
-    if parameters[P_PARTS] & F_TABLE:  # by the field's index, not the contexts found
+    if parts & F_TABLE:  # by the field's index, not the contexts found
         set2 = parameters[P_TABLE_SETS] + min(streams[s, S_FIELD], TABLE_FIELDS - 1) * 8 + bitpos
-    elif parameters[P_PARTS] & F_DNA:  # by the high orders seen, the line's end, a header,
+    elif parts & F_DNA:  # by the high orders seen, the line's end, a header,
         width = streams[s, S_DNA_WIDTH]  # the last two bases; set 1 by c0 and the matches
         ends = 1 if width > 0 and streams[s, S_POSITION] - streams[s, S_LINE] >= width else 0
         longest = max(streams[s, S_DNA_LENGTH], streams[s, S_DNA_LENGTH + 1])
@@ -212,11 +238,11 @@ def predict(tables, s, c0, bitpos, network):
         select += streams[s, S_DNA_HISTORY] & 15
         set1 = c0 * 4 + matched
         set2 = parameters[P_DNA_SETS] + select * 8 + bitpos
-    elif parameters[P_PARTS] & F_X86:  # by the place in the instruction
+    elif parts & F_X86:  # by the place in the instruction
         set2 = parameters[P_X86_SETS] + x86_set(streams, s) * 8 + bitpos
-    elif parameters[P_PARTS] & F_IMAGE:  # by the plane and the neighbourhood
+    elif parts & F_IMAGE:  # by the plane and the neighbourhood
         set2 = parameters[P_IMAGE_SETS] + streams[s, S_IMAGE_SET] * 8 + bitpos
-    elif parameters[P_PARTS] & F_RECORDS and record_kept(streams, s):  # by the column
+    elif parts & F_RECORDS and record_kept(streams, s):  # by the column
         set2 = parameters[P_RECORD_SETS] + record_set(streams, s) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
     if parts & F_LAYERS:
@@ -303,7 +329,7 @@ def predict(tables, s, c0, bitpos, network):
     return max(min(p, 65535), 1)
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def update(tables, s, c0, bitpos, bit, node):
     """Every part of stream s's model learns `bit`, coded at `node` of its byte's c0."""
     nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
@@ -311,7 +337,8 @@ def update(tables, s, c0, bitpos, bit, node):
     streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
     parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
     rate = parameters[P_RATE]
-    parts = parameters[P_PARTS]
+    parts = PARTS
+    model_parts = parameters[P_PARTS]
     states = parts & F_STATES
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
@@ -335,7 +362,7 @@ def update(tables, s, c0, bitpos, bit, node):
             h = 2 | bit
         nodes[index] = np.uint32((p << 16) | (h << 8) | n)
     if parts & F_RUNS:
-        runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts)
+        runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, model_parts)
     last = streams[s, S_HISTORY] & 255
     adapt(direct, last * 256 + c0, bit, COUNTER_LIMIT)
     length = streams[s, S_MATCH_LEN]
@@ -381,7 +408,7 @@ def update(tables, s, c0, bitpos, bit, node):
     apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
     match_table, streams, buffer = tables.match_table, tables.streams, tables.buffer
@@ -392,12 +419,13 @@ def end_byte(tables, s, byte, bits, match_bits):
     known[position] = 1
     streams[s, S_POSITION] += 1
     note_line(streams, s, byte)
-    parts = parameters[P_PARTS]
+    parts = PARTS
+    model_parts = parameters[P_PARTS]
     if parts & F_TABLE:
         if parts & F_MARKUP:
-            note_markup(streams, recent, s, byte, parts & F_SOURCE)
+            note_markup(streams, recent, s, byte, model_parts & F_SOURCE)
         else:
-            note_field(streams, buffer, s, byte, parts & F_LOG)
+            note_field(streams, buffer, s, byte, model_parts & F_LOG)
     if parts & F_DNA:
         note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
     if parts & F_X86:
@@ -409,9 +437,9 @@ def end_byte(tables, s, byte, bits, match_bits):
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
     if parts & (F_RECORD | F_RECORDS):
-        note_record(streams, recent, s, byte, parts)
+        note_record(streams, recent, s, byte, model_parts)
     if parts & F_RUNS:
-        note_runs(streams, runs, parameters, s, byte, parts)
+        note_runs(streams, runs, parameters, s, byte, model_parts)
     if parts & F_WORDS:
         note_words(followers, streams, s, byte)
     if parts & F_RECALL:
@@ -449,7 +477,7 @@ def end_byte(tables, s, byte, bits, match_bits):
     _start_byte(tables, s, bits)
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _dna_bit(tables, s, c0, bitpos):
     """F_DNA: the counts' and matches' inputs for stream s's next bit, after
     the contexts' (and their runs'). Apart from predict, so that the models
@@ -459,13 +487,13 @@ def _dna_bit(tables, s, c0, bitpos):
                tables.dna_bases, tables.match_map, s, c0, bitpos)
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _dna_learned(tables, s, bit):
     """F_DNA: the matches' probabilities learn stream s's bit."""
     dna_learn(tables.match_map, tables.streams, s, bit)
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _image_start(tables, s):
     """F_IMAGE: stream s's image contexts and predictions for its next byte
     (apart from _start_byte, which every model runs: compiled into it, they
@@ -474,27 +502,27 @@ def _image_start(tables, s):
                    tables.runs, s, tables.parameters[P_PARTS])
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _image_bit(tables, s, c0, bitpos):
     """F_IMAGE: the predictions' inputs for stream s's next bit (as _dna_bit)."""
     image_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams,
                  tables.dna, s, c0, bitpos)
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def _image_noted(tables, s, byte):
     """F_IMAGE: stream s's predictions' errors at the byte it coded."""
     note_image(tables.streams, tables.dna_bases, tables.dna, tables.runs, s, byte,
                tables.parameters[P_PARTS])
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def code_byte(tables, stream, s, byte, distribution, decoding):
     """Code one byte of stream s: encode `byte` into `stream`, or decode and
     return it. `distribution`: the network's 256 integer weights, or empty."""
     scratch, parameters, coder = tables.scratch, tables.parameters, tables.coder
     bits = parameters[P_BITS]
-    parts = parameters[P_PARTS]
+    parts = PARTS
     c0 = np.int64(1)
     for bitpos in range(8):
         if parts & F_DNA:
@@ -519,7 +547,7 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
     return byte
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def begin_streams(tables, starts, lengths):
     """Place stream s at buffer[starts[s]:starts[s] + lengths[s]] and find
     its first byte's slots."""
@@ -531,7 +559,7 @@ def begin_streams(tables, starts, lengths):
         _start_byte(tables, s, bits)
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def begin_image(tables, s, start, end, stride, row, pixel):
     """F_IMAGE: stream s's pixels lie from its byte `start` (its next) to
     `end`, rows of `stride` bytes (`row` of them pixels, `pixel` bytes a
@@ -545,31 +573,33 @@ def begin_image(tables, s, start, end, stride, row, pixel):
     _start_byte(tables, s, tables.parameters[P_BITS])
 
 
-@nb.njit(**ALLOCATING)  # (its empty distribution)
+@_compiled(ALLOCATING)  # (its empty distribution)
 def encode_range(tables, data, begin, end, out):
     """Encode data[begin:end] into `out`; returns the coder's position in it."""
     coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
-    first = np.int64(0)  # stream 0, typed as any stream (a literal 0 compiles another code_byte)
+    # Stream 0 and the direction typed as any stream's and direction (each
+    # literal compiles another code_byte: one serves code_step and both ranges)
+    first, encoding = np.int64(0), np.bool_(False)
     for i in range(begin, end):
-        code_byte(tables, out, first, np.int64(data[i]), empty, False)
+        code_byte(tables, out, first, np.int64(data[i]), empty, encoding)
     return coder[C_POS]
 
 
-@nb.njit(**ALLOCATING)  # (its empty distribution)
+@_compiled(ALLOCATING)  # (its empty distribution)
 def decode_range(tables, payload, out, begin, end):
     """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
     coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
-    first = np.int64(0)
+    first, decoding = np.int64(0), np.bool_(True)  # (as encode_range's)
     for i in range(begin, end):
-        out[i] = code_byte(tables, payload, first, 0, empty, True)
+        out[i] = code_byte(tables, payload, first, first, empty, decoding)
         if coder[C_DAMAGED]:
             return i
     return end
 
 
-@nb.njit(**JIT)
+@_compiled(JIT)
 def code_step(tables, stream, symbols, distributions, count, decoding):
     """One lockstep step: byte `symbols[s]` of streams s < count, each with the
     network's weights `distributions[s]` (or none, if that array has no

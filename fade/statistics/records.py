@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.kernels import JIT, context_hash
 from fade.statistics.parts import (ABOVE, COLUMN, DISTANT, DISTANT_MASKS, F_COLUMNS, F_DISTANT,
                                    F_RECORD, F_RECORDS, F_STRIDE, RECORD1, RECORD2, RECORD3,
                                    RECORD4, RECORD5, STRIDE1, STRIDE2)
@@ -30,7 +30,7 @@ MASKS = np.array(DISTANT_MASKS, dtype=np.int64)
 KEPT = 32  # F_RECORDS: repeats counted at the record length before its column picks weights
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def record_contexts(scratch, streams, buffer, s, parts):
     """Hash stream s's column (F_COLUMNS), record (F_RECORD, F_RECORDS),
     stride (F_STRIDE) and distant (F_DISTANT) contexts for its next byte into
@@ -74,7 +74,7 @@ def record_contexts(scratch, streams, buffer, s, parts):
         _distant_contexts(scratch, buffer, start, position, history)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _distant_contexts(scratch, buffer, start, position, history):
     """F_DISTANT: each mask's bytes back (DISTANT_MASKS; 0 before the
     stream's start), after the mask's place, hashed."""
@@ -91,7 +91,7 @@ def _distant_contexts(scratch, buffer, start, position, history):
         scratch[SCRATCH_HASHES + DISTANT + j] = context_hash(context, 200 + j)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _records_back(buffer, start, position, r):
     """The bytes r and 2r back from stream place `position` (the stream's
     bytes start at buffer[start]); 0 and 0 without a length r or before 2r."""
@@ -100,7 +100,7 @@ def _records_back(buffer, start, position, r):
     return np.int64(0), np.int64(0)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_line(streams, s, byte):
     """After a newline, the line it ends is the one above the next."""
     if byte == 10:
@@ -108,7 +108,7 @@ def note_line(streams, s, byte):
         streams[s, S_LINE] = streams[s, S_POSITION]
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_record(streams, recent, s, byte, parts):
     """F_RECORD: the record length is a distance d > 3 at which a byte value
     came twice in a row (d since its last time, and d before that), once
@@ -133,7 +133,7 @@ def note_record(streams, recent, s, byte, parts):
     recent[s, byte] = here + 1
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def second_length(streams, s):
     """F_RECORDS: the candidate length that is not the record length, with
     the more repeats (at least 4), else 0."""
@@ -148,7 +148,7 @@ def second_length(streams, s):
     return best
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_lengths(streams, s, d):
     """F_RECORDS: a repeat at distance d counts for d among two candidate
     lengths (replacing the one with fewer, the second on a tie, where d is
@@ -165,14 +165,14 @@ def note_lengths(streams, s, d):
     streams[s, S_LENGTH_COUNTS + k] = 1
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def record_set(streams, s):
     """F_RECORDS' weight set (times 8, before the bit position), where
     `record_kept`: the column (the last for columns 63 and on)."""
     return min(streams[s, S_POSITION] % streams[s, S_RECORD], 63)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def record_kept(streams, s):
     """F_RECORDS: whether the record length is one of the two candidates
     with at least KEPT repeats counted (where the column's weight set pays;

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, STATE_LIMIT, STRETCH, adapt
+from fade.statistics.kernels import JIT, STATE_LIMIT, STRETCH, adapt
 from fade.statistics.parts import F_RUNKEYS
 from fade.statistics.state import P_ACTIVE, P_COUNT, S_RUN, S_RUN_BYTE, SCRATCH_HASHES
 
@@ -25,7 +25,7 @@ _SEEN = np.int64(1) << 40  # F_RUNKEYS: the context has seen another byte than i
 _PLACES = 0x33322210  # the bit's place, 4 bits per bit position: 0, 1, 2-4, 5-7
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def find_runs(streams, runs, scratch, parameters, s, bits):
     """Stream s's contexts' run entries for its next byte (their hashes in
     the scratch): each entry's index, and the byte | count << 8 (| the
@@ -44,7 +44,7 @@ def find_runs(streams, runs, scratch, parameters, s, bits):
         streams[s, S_RUN_BYTE + i] = found
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def run_cell(run, c0, bitpos, i, parts):
     """Context i's run map cell for the next bit after the bits c0 (-1:
     no run, or its byte went another way)."""
@@ -61,7 +61,7 @@ def run_cell(run, c0, bitpos, i, parts):
     return i * 64 + count * 2 + bit
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, quiet):
     """Each active context's run input from inputs[n] on (0 where it has none),
     shifted right by `quiet`."""
@@ -71,7 +71,7 @@ def run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, qu
         inputs[n + k] = STRETCH[run_map[cell] >> 16] >> quiet if cell >= 0 else 0
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts):
     """Each run map cell that predicted learns the bit."""
     for k in range(parameters[P_COUNT]):
@@ -81,7 +81,7 @@ def runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts):
             adapt(run_map, cell, bit, STATE_LIMIT)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_runs(streams, runs, parameters, s, byte, parts):
     """Stream s's contexts' runs after `byte`: one longer where it was the
     run's byte, else a new run of it (with F_RUNKEYS, flagged as having seen

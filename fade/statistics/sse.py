@@ -18,13 +18,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, apm_read, context_hash
+from fade.statistics.kernels import JIT, apm_read, context_hash
 from fade.statistics.state import APM3_BITS, S_HISTORY, S_MATCH_PTR, S_MISSES
 
 _ROWS = np.int64(1) << APM3_BITS  # each map's contexts (APM3's own come first)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def sse_refined(apm3, scratch, streams, buffer, s, c0, last, bucket, knot, weight, p):
     """Stream s's probability `p` (the first three APMs' average) refined by
     the three further maps; `bucket`: the match's length bucket (0: no
@@ -46,7 +46,7 @@ def sse_refined(apm3, scratch, streams, buffer, s, c0, last, bucket, knot, weigh
     return p
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def sse_learn(apm3, scratch, streams, s, bit):
     """The three maps learn stream s's `bit`, and its misprediction is kept."""
     target = bit << 16

@@ -145,6 +145,7 @@ SCRATCH_HASHES = SETS5_AT + 4
 NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its check
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
+NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
 # and (F_RUNS) two more per context, (F_SURE) one more, and (F_DNA) the counts' inputs
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, JIT, bytes_hash, context_hash, floor_log2
+from fade.statistics.kernels import JIT, bytes_hash, context_hash, floor_log2
 from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3, FIELD_LENGTH
 from fade.statistics.state import (
     CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
@@ -32,7 +32,7 @@ _DELIMITERS = np.array(DELIMITERS, dtype=np.int64)
 _AGREE = 2  # rows in a row with the same count before a candidate is the delimiter
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def place_above(streams, buffer, s):
     """The next byte's place in its field (at most 255), the byte at that
     place in the field above and the one after it (256: past the field
@@ -50,7 +50,7 @@ def place_above(streams, buffer, s):
     return offset, above, after
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def field_contexts(scratch, streams, buffer, s):
     """Hash stream s's field contexts for its next byte into the scratch."""
     c1 = streams[s, S_HISTORY] & 255
@@ -67,7 +67,7 @@ def field_contexts(scratch, streams, buffer, s):
         field * 32 + length_against(streams, s), (c1 << 8) | 74)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def length_against(streams, s):
     """F_LENGTH: the next byte's field's length so far against the field
     above's (`against`); 16 where there is no field above."""
@@ -78,7 +78,7 @@ def length_against(streams, s):
                    - (streams[s, S_ABOVE_END] - start))
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def against(longer):
     """A length's excess over another's, bucketed: 5 as long, 4 down to 0
     shorter by 1, 2-3, 4-7, 8-15, 16 or more, 6 up to 10 longer by as much."""
@@ -136,7 +136,7 @@ def note_field(streams, buffer, s, byte, log):
     streams[s, S_FIELD_HASH] = bytes_hash(streams[s, S_FIELD_HASH], byte)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _field_above(streams, buffer, s, start, limit):
     """The field of the row above that starts at buffer[start], ending at the
     next delimiter or at `limit` (the row's newline): where, and its bytes;

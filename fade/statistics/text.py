@@ -47,7 +47,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import INLINE, context_hash, floor_log2
+from fade.statistics.kernels import JIT, context_hash, floor_log2
 from fade.statistics.parts import F_TEXT2, F_TEXT3, TEXT, TEXT2, TEXT3
 from fade.statistics.state import (SET11, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION,
                                    S_T3_CLASSES, S_T3_GROUPS, S_T3_NEST, S_T3_OLDER, S_T3_RUN,
@@ -59,7 +59,7 @@ _MIX = 0x2F0F3A55
 _LOOK_BACK = 48  # bytes read back for the last letters and digits and the word's shape
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _group(c):
     """A byte's group: 97 for a small letter, 65 a capital, 48 a digit, 128
     + its top two bits for one of 128 or more, any other byte itself."""
@@ -74,7 +74,7 @@ def _group(c):
     return c
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _letter_shape(c):
     """A letter's place in a word's shape: 1 for e, 2 another vowel, 3 y, 4 a consonant."""
     lower = c | 32
@@ -85,7 +85,7 @@ def _letter_shape(c):
     return 3 if lower == 121 else 4
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _read_back(buffer, start, position):
     """From the bytes before `position`: the last five letters and digits
     (lower-cased, a byte each, the nearest highest) and the last four, and
@@ -121,7 +121,7 @@ def _read_back(buffer, start, position):
     return text, four if four >= 0 else text, shape, letters, capitals
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def text_contexts(scratch, streams, buffer, s, parts):
     """Hash stream s's thirteen text contexts for its next byte into the
     scratch, and with F_TEXT2 thirteen more."""
@@ -165,7 +165,7 @@ def text_contexts(scratch, streams, buffer, s, parts):
         _nest_contexts(scratch, streams, s, history)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _more_contexts(scratch, streams, s, history, position, line, first, four):
     """F_TEXT2: hash stream s's thirteen further text contexts into the scratch."""
     last = history & 255
@@ -198,7 +198,7 @@ _OPENING = np.array([40, 91, 123, 60])  # ( [ { <, their depths in nest from bit
 _CLOSING = np.array([41, 93, 125, 62])  # ) ] } >
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _class(c):
     """A byte's class: 1 a vowel, 2 another letter, 3 a space, 4 a stop, comma,
     colon, semicolon, ! or ?, 5 a line's end, 6 a digit, 7 any other byte."""
@@ -215,7 +215,7 @@ def _class(c):
     return 6 if 48 <= c <= 57 else 7
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _depth(nest, shift, step):
     """nest with the 3-bit depth at `shift` moved by step (+1 or -1), kept in 0..7."""
     depth = (nest >> shift) & 7
@@ -223,7 +223,7 @@ def _depth(nest, shift, step):
     return (nest & ~(np.int64(7) << shift)) | (depth << shift)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def nest_state(nest, byte, last):
     """The brackets and quotes open after `byte` (the byte before it `last`):
     the depths of ( [ { < (3 bits each, from bit 0), whether a double quote
@@ -246,7 +246,7 @@ def nest_state(nest, byte, last):
     return nest
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_text3(streams, s, byte):
     """F_TEXT3: stream s's groups, brackets and classes after `byte`."""
     last = streams[s, S_HISTORY] & 255  # (the byte before: note_byte comes after)
@@ -273,7 +273,7 @@ def note_text3(streams, s, byte):
         streams[s, S_T3_RUNS] = ((streams[s, S_T3_RUNS] << 3) | kind) & 0xFFFFFFFFFFFF
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _nest_contexts(scratch, streams, s, history):
     """F_TEXT3: hash stream s's twelve group and bracket contexts into the scratch."""
     last = history & 255
@@ -301,7 +301,7 @@ def _nest_contexts(scratch, streams, s, history):
     scratch[at + 11] = context_hash((nest << 16) | (history & 0xFFFF), 511)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def text_sets(streams, s, c0, bitpos, base):
     """F_SETS5: stream s's two further weight sets (from `base`), by the
     last three groups (runs as one) with c0, hashed, and by the last three

@@ -25,7 +25,7 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.contexts import byte_kind, in_word
-from fade.statistics.kernels import INLINE, context_hash
+from fade.statistics.kernels import JIT, context_hash
 from fade.statistics.parts import (LINE_LENGTH, WORD_GAP, WORD_KINDS, WORD_LINE, WORD_NEXT,
                                    WORD_NUMBER, WORD_OPEN, WORD_PAIR, WORD_RECALL)
 from fade.statistics.state import (S_ABOVE, S_HISTORY, S_LINE, S_POSITION, S_W_COUNT, S_W_GAP,
@@ -37,7 +37,7 @@ from fade.statistics.tables import against
 _SPREAD = 0x3A8F05C5  # an odd multiplier that spreads one hash before another is added
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def word_contexts(scratch, streams, followers, s):
     """Hash stream s's word contexts for its next byte into the scratch."""
     word = streams[s, S_WORD]
@@ -57,7 +57,7 @@ def word_contexts(scratch, streams, followers, s):
     scratch[SCRATCH_HASHES + WORD_NEXT] = context_hash(followed * _SPREAD + word, 69)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def line_context(scratch, streams, s):
     """F_LINES: hash stream s's line-length context for its next byte: the
     line's length so far against the line above's (tables.against; 16 on
@@ -70,14 +70,14 @@ def line_context(scratch, streams, s):
         ((bucket * 16 + min(streams[s, S_WORDLEN], 15)) << 8) | (streams[s, S_HISTORY] & 255), 75)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _recall_slot(streams, s):
     """F_RECALL: where in Tables.followers the letter that last followed
     stream s's current word so far is kept."""
     return RECALL_AT + (context_hash(streams[s, S_WORD], 81) & (RECALL - 1))
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def recall_context(scratch, streams, followers, s):
     """F_RECALL: hash stream s's recall context for its next byte: the letter
     that last followed the current word's letters so far (in either case;
@@ -90,7 +90,7 @@ def recall_context(scratch, streams, followers, s):
         (predicted * 4 + case) * 4 + min(streams[s, S_WORDLEN], 3), 82)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_recall(followers, streams, s, byte):
     """F_RECALL: `byte`, if a word's, followed the current word so far
     (before note_byte adds it)."""
@@ -99,7 +99,7 @@ def note_recall(followers, streams, s, byte):
         followers[_recall_slot(streams, s)] = lower + 1
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_words(followers, streams, s, byte):
     """Stream s's word state after `byte`, before note_byte moves its words on."""
     word = streams[s, S_WORD]

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import ALLOCATING, INLINE, JIT, bytes_hash, context_hash
+from fade.statistics.kernels import ALLOCATING, JIT, bytes_hash, context_hash
 from fade.statistics.parts import (F_E8E9, F_X86, X86_BEFORE, X86_LAST, X86_PLACE, X86_RECENT,
                                    X86_SEQUENCE, X86_STEP, X86_TARGET, X86_THREE, X86_WHOLE)
 from fade.statistics.state import (
@@ -60,7 +60,7 @@ def _e8e9(data, forward, big):
     return out
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _number(out, at, size, big):
     """The `size`-byte number at out[at:], little-endian or (`big`) big-endian."""
     value = np.int64(0)
@@ -69,7 +69,7 @@ def _number(out, at, size, big):
     return value
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _write(out, at, size, value, big):
     """Write `value` as `_number` reads it."""
     for k in range(size):
@@ -187,7 +187,7 @@ _FORMATS = _opcode_formats()
 _O16, _A32, _REXW, _REP, _OTHER, _VEXED = 1, 2, 4, 8, 16, 32
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _place(streams, s):
     """Stream s's next byte's place in its instruction: its step and the
     bytes left in its field, with the opcode and the ModRM's mode and r/m
@@ -202,7 +202,7 @@ def _place(streams, s):
     return place, (step * 16 + left) * 2 + (1 if streams[s, S_X86_PREFIXES] & _REXW else 0)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def x86_contexts(scratch, streams, s):
     """Hash stream s's instruction contexts for its next byte into the scratch."""
     step = streams[s, S_X86_STEP]
@@ -219,7 +219,7 @@ def x86_contexts(scratch, streams, s):
         context_hash(streams[s, S_X86_OPCODES], 95) ^ place, 94)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def x86_more_contexts(scratch, streams, recent, s):
     """F_X86MORE: hash stream s's five more instruction contexts for its
     next byte into the scratch (`recent`: the bytes seen at each place,
@@ -260,7 +260,7 @@ def x86_more_contexts(scratch, streams, recent, s):
     scratch[SCRATCH_HASHES + X86_TARGET] = context_hash(target, 158)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def note_x86_more(streams, recent, s, byte):
     """F_X86MORE, before `note_x86`: `byte` is the last seen at its place
     and at its step (x86_more_contexts)."""
@@ -270,7 +270,7 @@ def note_x86_more(streams, recent, s, byte):
     recent[s, at_step] = ((recent[s, at_step] << 8) | byte) & 0xFFFFFF
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _seen_slots(place, step_seen):
     """F_X86MORE's two entries of Tables.recent for a byte at `place` and
     `step_seen` (`_place`): the last bytes seen at that place (hashed),
@@ -279,14 +279,14 @@ def _seen_slots(place, step_seen):
             RECENT + X86_PLACES + step_seen)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def x86_set(streams, s):
     """F_X86's weight set for stream s's next byte (times 8, before the bit
     position): its step and the bytes left in its field."""
     return streams[s, S_X86_STEP] * 8 + min(streams[s, S_X86_LEFT], 7)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def x86_opcode_set(streams, s):
     """F_X86's second weight set for stream s's next byte: its opcode (map
     and byte) and step."""
@@ -360,7 +360,7 @@ def note_x86(streams, s, byte):
         _displacement(streams, s, 0)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _opcode(streams, s, table, byte):
     """The opcode `byte` of map `table` (0: one byte, 1: 0F, 2: 0F 38, 3: 0F 3A)."""
     form = _FORMATS[table * 256 + byte]
@@ -397,14 +397,14 @@ def _opcode(streams, s, table, byte):
         _end_instruction(streams, s)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _displacement_size(mod, rm):
     """The displacement's bytes after a ModRM of mode `mod` (and r/m or SIB
     base `rm`): 1 in mode 1, 4 in mode 2 and in mode 0 with 5, else none."""
     return 1 if mod == 1 else (4 if mod == 2 or (mod == 0 and rm == 5) else 0)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _displacement(streams, s, size):
     """After the ModRM (and SIB): a displacement of `size` bytes, then the
     immediate, if any."""
@@ -419,7 +419,7 @@ def _displacement(streams, s, size):
         _end_instruction(streams, s)
 
 
-@nb.njit(**INLINE)
+@nb.njit(**JIT)
 def _end_instruction(streams, s):
     """The instruction is whole: it becomes the one before."""
     opcode = streams[s, S_X86_OPCODE]  # map and byte, 66 and REX.W: 12 bits
