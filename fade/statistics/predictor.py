@@ -57,8 +57,8 @@ from fade.statistics.x86 import (note_x86, note_x86_more, x86_contexts, x86_more
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
     IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT,
-    P_DNA_INPUT, P_PARTS,
-    P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_RATE, P_RECORD_SETS, P_SETS,
+    P_DNA_INPUT, P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE,
+    P_RECORD_SETS, P_SETS,
     FINAL2_AT, FINAL_ROWS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY,
     S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
     S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
@@ -81,6 +81,8 @@ def _compiled(options: dict):
         function.__qualname__ = f"{function.__qualname__}_{PARTS:x}"
         return nb.njit(**options)(function)
     return compiled
+
+
 MATCH_MIN = 6  # bytes hashed to find a match
 MATCH_LIMIT = 65535  # a match length saturates here
 
