@@ -184,9 +184,14 @@ def check_all(tmp_path, capsys, cases, original: bytes, honest_seconds: float) -
     """Decode every crafted case, none running away: each within four times
     the honest decode plus two seconds (this machine is shared and noisy; the
     runaways this guards against took minutes: global_width = 2^20 over 90 s,
-    threads = 1024 136 s)."""
+    threads = 1024 136 s). A case over that is decoded once more and must be
+    within it then: a header naming another statistics model compiles that
+    model's code on its first decode (seconds, fade.statistics.compose), a
+    runaway is as slow the second time."""
     for label, crafted in cases:
         seconds = decode_crafted(tmp_path, capsys, crafted, original, label)
+        if seconds > 4 * honest_seconds + 2.0:
+            seconds = decode_crafted(tmp_path, capsys, crafted, original, label + " again")
         assert seconds <= 4 * honest_seconds + 2.0, (label, seconds, honest_seconds)
 
 

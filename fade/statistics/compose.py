@@ -12,7 +12,7 @@ with. Models whose parts differ only in bits predictor.py never tests (a
 transform's, a kind module's own) share one composition; the kind modules'
 functions that it calls take the model's whole parts at run time and are
 shared by all compositions, each compiled once. numba caches each
-composition in files of its own (predictor._compiled names them);
+composition in files of its own (predictor._jit names them);
 kernels.drop_stale_caches clears them all when a source changes.
 """
 

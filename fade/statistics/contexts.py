@@ -6,7 +6,10 @@ predictor finds their slots), and the state they read is kept up to date
 after each byte (`note_byte`: the history of the last 6 bytes, the current
 word and the two before it, the bytes that followed each byte and pair).
 Contexts for a kind of data live in a module of their own
-(fade.statistics.records: tables, records and arrays).
+(fade.statistics.records: tables, records and arrays). The hashes' slots
+in the hash table are found here too (`find_slots`, `second_nibble`): the
+same for every model, so compiled once for all of them, not with each
+model's predictor.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, context_hash
+from fade.statistics.kernels import JIT, context_hash, find_slot
 from fade.statistics.parts import (BIGRAM, EXPECTED, F_EXPECTED, F_INDIRECT, F_ORDERS,
-                                   F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, ORDER5, ORDER8,
-                                   SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
-from fade.statistics.state import (S_BASE, S_HISTORY, S_MATCH_LEN, S_MATCH_PTR, S_POSITION,
-                                   S_WORD, S_WORD2, S_WORD3, S_WORDLEN, SCRATCH_HASHES)
+                                   F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, KEYED, ORDER5,
+                                   ORDER8, SHARED, SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
+from fade.statistics.state import (P_ACTIVE, P_COUNT, S_BASE, S_HISTORY, S_MATCH_LEN,
+                                   S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORD, S_WORD2, S_WORD3,
+                                   S_WORDLEN, SCRATCH_HASHES)
 
 
 @nb.njit(**JIT)
@@ -119,3 +123,29 @@ def note_byte(streams, s, byte):
             streams[s, S_WORD2] = streams[s, S_WORD]
         streams[s, S_WORD] = 0
         streams[s, S_WORDLEN] = 0
+
+
+@nb.njit(**JIT)
+def find_slots(nodes, bits, streams, s, scratch, parameters):
+    """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
+    + i]), found in input order; returns how many unkeyed ones were seen before."""
+    count = parameters[P_COUNT]
+    found = 0
+    for k in range(count):
+        i = parameters[P_ACTIVE + k]
+        slot, seen = find_slot(nodes, bits, scratch[SCRATCH_HASHES + i])
+        streams[s, S_SLOTS + i] = slot
+        if i < SHARED or i >= SHARED + KEYED:
+            found += seen
+    return found
+
+
+@nb.njit(**JIT)
+def second_nibble(tables, s, bits, c0):
+    """Find the contexts' slots for stream s's second nibble, after the first, c0."""
+    nodes, streams, scratch = tables.nodes, tables.streams, tables.scratch
+    parameters = tables.parameters
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        scratch[SCRATCH_HASHES + i] = context_hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
+    find_slots(nodes, bits, streams, s, scratch, parameters)

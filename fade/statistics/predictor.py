@@ -29,18 +29,16 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.coder import code_bit, code_check
-from fade.statistics.contexts import (byte_kind, final2_row, general_contexts, note_byte,
-                                      note_followers)
+from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general_contexts,
+                                      note_byte, note_followers, second_nibble)
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
-    apm_read, context_hash, final_learn, final_mix, find_slot, learn, network_bits, squash,
-    two_dots)
+    apm_read, context_hash, final_learn, final_mix, learn, network_bits, squash, two_dots)
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
     F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SOURCE,
-    F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86, F_X86MORE,
-    KEYED, SHARED)
+    F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
 from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
 from fade.statistics.text import note_text3, text_contexts, text_sets
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
@@ -63,8 +61,8 @@ from fade.statistics.state import (
     S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
     S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
     S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN,
-    S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_HASHES,
-    SCRATCH_NODE, SET5, SET6, SET10, SETS5_AT, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
+    S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_NODE, SET5, SET6, SET10,
+    SETS5_AT, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
 if "PARTS" not in globals():
     raise ImportError("fade.statistics.predictor is one model's code: "
@@ -72,7 +70,7 @@ if "PARTS" not in globals():
 PARTS: int = globals()["PARTS"]  # the composition, set by fade.statistics.compose
 
 
-def _compiled(options: dict):
+def _jit(options: dict):
     """numba's njit with `options`, for this composition: numba names a
     function's cache files by its source file and qualified name, the same
     for every composition of this one file, so the name takes the parts
@@ -87,7 +85,7 @@ MATCH_MIN = 6  # bytes hashed to find a match
 MATCH_LIMIT = 65535  # a match length saturates here
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def _start_byte(tables, s, bits):
     """Hash stream s's contexts for its next byte and find their slots (first
     nibble); with F_RUNS, each context's run entry."""
@@ -119,38 +117,12 @@ def _start_byte(tables, s, bits):
         text_contexts(scratch, streams, buffer, s, model_parts)
     if parts & F_IMAGE:
         _image_start(tables, s)
-    streams[s, S_FOUND] = _find_slots(nodes, bits, streams, s, scratch, parameters)
+    streams[s, S_FOUND] = find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         find_runs(streams, runs, scratch, parameters, s, bits)
 
 
-@_compiled(JIT)
-def _find_slots(nodes, bits, streams, s, scratch, parameters):
-    """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
-    + i]), found in input order; returns how many unkeyed ones were seen before."""
-    count = parameters[P_COUNT]
-    found = 0
-    for k in range(count):
-        i = parameters[P_ACTIVE + k]
-        slot, seen = find_slot(nodes, bits, scratch[SCRATCH_HASHES + i])
-        streams[s, S_SLOTS + i] = slot
-        if i < SHARED or i >= SHARED + KEYED:
-            found += seen
-    return found
-
-
-@_compiled(JIT)
-def _second_nibble(tables, s, bits, c0):
-    """Find the contexts' slots for stream s's second nibble, after the first, c0."""
-    nodes, streams, scratch = tables.nodes, tables.streams, tables.scratch
-    parameters = tables.parameters
-    for k in range(parameters[P_COUNT]):
-        i = parameters[P_ACTIVE + k]
-        scratch[SCRATCH_HASHES + i] = context_hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
-    _find_slots(nodes, bits, streams, s, scratch, parameters)
-
-
-@_compiled(JIT)
+@_jit(JIT)
 def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
     """Two more weight sets under the final mixer: their outputs, kept as its
     inputs `place` and `place` + 1, and their indices and probabilities at
@@ -164,7 +136,7 @@ def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
     scratch[SCRATCH_DOTS + place + 1] = dot_b
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
@@ -331,7 +303,7 @@ def predict(tables, s, c0, bitpos, network):
     return max(min(p, 65535), 1)
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def update(tables, s, c0, bitpos, bit, node):
     """Every part of stream s's model learns `bit`, coded at `node` of its byte's c0."""
     nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
@@ -410,7 +382,7 @@ def update(tables, s, c0, bitpos, bit, node):
     apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
     match_table, streams, buffer = tables.match_table, tables.streams, tables.buffer
@@ -479,7 +451,7 @@ def end_byte(tables, s, byte, bits, match_bits):
     _start_byte(tables, s, bits)
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def _dna_bit(tables, s, c0, bitpos):
     """F_DNA: the counts' and matches' inputs for stream s's next bit, after
     the contexts' (and their runs'). Apart from predict, so that the models
@@ -489,13 +461,13 @@ def _dna_bit(tables, s, c0, bitpos):
                tables.dna_bases, tables.match_map, s, c0, bitpos)
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def _dna_learned(tables, s, bit):
     """F_DNA: the matches' probabilities learn stream s's bit."""
     dna_learn(tables.match_map, tables.streams, s, bit)
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def _image_start(tables, s):
     """F_IMAGE: stream s's image contexts and predictions for its next byte
     (apart from _start_byte, which every model runs: compiled into it, they
@@ -504,21 +476,21 @@ def _image_start(tables, s):
                    tables.runs, s, tables.parameters[P_PARTS])
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def _image_bit(tables, s, c0, bitpos):
     """F_IMAGE: the predictions' inputs for stream s's next bit (as _dna_bit)."""
     image_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams,
                  tables.dna, s, c0, bitpos)
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def _image_noted(tables, s, byte):
     """F_IMAGE: stream s's predictions' errors at the byte it coded."""
     note_image(tables.streams, tables.dna_bases, tables.dna, tables.runs, s, byte,
                tables.parameters[P_PARTS])
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def code_byte(tables, stream, s, byte, distribution, decoding):
     """Code one byte of stream s: encode `byte` into `stream`, or decode and
     return it. `distribution`: the network's 256 integer weights, or empty."""
@@ -542,14 +514,14 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
             _dna_learned(tables, s, bit)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
-            _second_nibble(tables, s, bits, c0)
+            second_nibble(tables, s, bits, c0)
     byte = c0 & 255
     end_byte(tables, s, byte, bits, parameters[P_MATCH_BITS])
     code_check(coder, stream, byte, decoding)
     return byte
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def begin_streams(tables, starts, lengths):
     """Place stream s at buffer[starts[s]:starts[s] + lengths[s]] and find
     its first byte's slots."""
@@ -561,7 +533,7 @@ def begin_streams(tables, starts, lengths):
         _start_byte(tables, s, bits)
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def begin_image(tables, s, start, end, stride, row, pixel):
     """F_IMAGE: stream s's pixels lie from its byte `start` (its next) to
     `end`, rows of `stride` bytes (`row` of them pixels, `pixel` bytes a
@@ -575,7 +547,7 @@ def begin_image(tables, s, start, end, stride, row, pixel):
     _start_byte(tables, s, tables.parameters[P_BITS])
 
 
-@_compiled(ALLOCATING)  # (its empty distribution)
+@_jit(ALLOCATING)  # (its empty distribution)
 def encode_range(tables, data, begin, end, out):
     """Encode data[begin:end] into `out`; returns the coder's position in it."""
     coder = tables.coder
@@ -588,7 +560,7 @@ def encode_range(tables, data, begin, end, out):
     return coder[C_POS]
 
 
-@_compiled(ALLOCATING)  # (its empty distribution)
+@_jit(ALLOCATING)  # (its empty distribution)
 def decode_range(tables, payload, out, begin, end):
     """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
     coder = tables.coder
@@ -601,7 +573,7 @@ def decode_range(tables, payload, out, begin, end):
     return end
 
 
-@_compiled(JIT)
+@_jit(JIT)
 def code_step(tables, stream, symbols, distributions, count, decoding):
     """One lockstep step: byte `symbols[s]` of streams s < count, each with the
     network's weights `distributions[s]` (or none, if that array has no
