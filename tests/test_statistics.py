@@ -416,35 +416,52 @@ def test_the_numba_cache_is_dropped_when_any_kernel_source_changes(tmp_path, mon
     assert not (cache / "a.g-20.py311.nbi").exists()
 
 
-@pytest.mark.parametrize("where", ["NUMBA_CACHE_DIR", "__pycache__"])
+@pytest.mark.parametrize("where", ["NUMBA_CACHE_DIR", "user cache", "read-only install"])
 def test_the_stale_cache_check_looks_where_numba_caches(tmp_path, where):
-    """drop_stale_caches looks in the folder numba itself caches the
-    package's code in, NUMBA_CACHE_DIR's included (whose folder names
-    numba 0.68 makes from a hash of the source's directory: a folder
-    worked out by hand there was never the one, so stale code stayed): in a
-    fresh process, a kernel compiled and cached leaves its index beside the
-    stamp in `_cache_folder()`."""
+    """drop_stale_caches looks in the folder numba caches the package's code
+    in: NUMBA_CACHE_DIR's where that is set (whose folder names numba 0.68
+    makes from a hash of the source's directory: a folder worked out by hand
+    there was never the one, so stale code stayed), else the user's cache
+    folder for fade, never the package's own folder (an installed package's
+    may be read-only, and what numba wrote there outlived `pip uninstall`).
+    In a fresh process, a kernel compiled and cached leaves its index beside
+    the stamp in `_cache_folder()`; from a read-only copy of the package,
+    a text is coded and decoded and nothing is written into the copy."""
     import shutil
 
     from fade.statistics import kernels
     source = Path(fade.__file__).parent
-    if where == "__pycache__":  # a copy of the package, so its __pycache__ is the test's own
-        root = tmp_path / "copy"
-        shutil.copytree(source, root / "fade", ignore=shutil.ignore_patterns("__pycache__"))
-        env = {**fade_env(), "PYTHONPATH": str(root)}
-        env.pop("NUMBA_CACHE_DIR", None)
-    else:
-        env = {**fade_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     code = ("from fade.statistics import kernels; kernels.squash(5); "
             "print(kernels._cache_folder())")
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, timeout=300, cwd=tmp_path)
+    if where == "NUMBA_CACHE_DIR":
+        env = {**fade_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    else:  # a copy of the package, so that whatever lands beside it is the test's own
+        root = tmp_path / "copy"
+        shutil.copytree(source, root / "fade", ignore=shutil.ignore_patterns("__pycache__"))
+        env = {**fade_env(), "PYTHONPATH": str(root), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+               "PYTHONDONTWRITEBYTECODE": "1"}
+        env.pop("NUMBA_CACHE_DIR", None)
+        copied = sorted(root.rglob("*"))
+    if where == "read-only install":
+        code += ("; import fade; data = open(fade.__file__, 'rb').read()[:3000]; "
+                 "assert fade.decompress(fade.compress(data, level='fast')) == data")
+        folders = [root, *(path for path in root.rglob("*") if path.is_dir())]
+        for folder in folders:
+            folder.chmod(0o555)
+    try:
+        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                text=True, timeout=300, cwd=tmp_path)
+    finally:
+        if where == "read-only install":
+            for folder in folders:
+                folder.chmod(0o755)
     assert result.returncode == 0, result.stderr
     folder = Path(result.stdout.strip())
     if where == "NUMBA_CACHE_DIR":
         assert tmp_path / "numba" in folder.parents
     else:
-        assert folder == root / "fade" / "statistics" / "__pycache__"
+        assert tmp_path / "cache" / "fade" in folder.parents
+        assert sorted(root.rglob("*")) == copied  # nothing written beside the package
     assert (folder / kernels._STAMP).exists()
     assert any(folder.glob("kernels.squash-*.nbi"))
 

@@ -54,9 +54,10 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
+import numba as nb
 import numpy as np
-from numba import njit
 
+from fade.statistics.kernels import ALLOCATING  # (first: where numba caches, kernels.py)
 from fade.statistics.parts import F_AUDIO, F_OLS64
 
 ORDER, SHORT, SHIFT, STEP, SHORT_STEP, LIMIT = 16, 4, 12, 16, 64, 1 << 20
@@ -147,12 +148,12 @@ def _recoded(data: np.ndarray, parts: int, forward: bool) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _sign(x: int) -> int:
     return 1 if x > 0 else (-1 if x < 0 else 0)
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _predicted(weights: np.ndarray, inputs: np.ndarray) -> int:
     total = 0
     for j in range(len(weights)):
@@ -160,7 +161,7 @@ def _predicted(weights: np.ndarray, inputs: np.ndarray) -> int:
     return total >> SHIFT
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _learn(weights: np.ndarray, inputs: np.ndarray, error: int, step: int, value: int) -> None:
     """One sign-sign LMS step for a filter that erred by `error`, then
     `value` the newest of its inputs."""
@@ -173,7 +174,7 @@ def _learn(weights: np.ndarray, inputs: np.ndarray, error: int, step: int, value
     inputs[0] = value
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _isqrt(value: int) -> int:
     """floor(sqrt(value)) for value >= 0, exactly (the float square root
     corrected in integers)."""
@@ -185,7 +186,7 @@ def _isqrt(value: int) -> int:
     return root
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _accumulate(matrix: np.ndarray, vector: np.ndarray, inputs: np.ndarray, target: int,
                 n: int) -> None:
     """The least squares' sums (`matrix`'s lower triangle and `vector`, of the
@@ -199,7 +200,7 @@ def _accumulate(matrix: np.ndarray, vector: np.ndarray, inputs: np.ndarray, targ
             ((vector[i] + OLS_ROUND) >> OLS_DECAY)
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _solve(matrix: np.ndarray, vector: np.ndarray, weights: np.ndarray, n: int,
            lower: np.ndarray, work: np.ndarray) -> None:
     """`weights` (in 1/2^OLS_FRACTION) set to the solution of the first n
@@ -254,7 +255,7 @@ def _solve(matrix: np.ndarray, vector: np.ndarray, weights: np.ndarray, n: int,
         weights[i] = work[n + i]
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _wasted(seen: int, bits: int) -> int:
     """How many low bits are 0 in `seen` (0 where it is 0; at most bits - 1)."""
     wasted = 0
@@ -263,7 +264,7 @@ def _wasted(seen: int, bits: int) -> int:
     return wasted
 
 
-@njit(cache=True, nogil=True)
+@nb.njit(**ALLOCATING)
 def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
                forward: bool, order: int) -> None:
     """Samples (little-endian, signed, `width` bytes each, in `source`) to

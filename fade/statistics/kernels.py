@@ -21,7 +21,11 @@ small functions into their callers as well after numba links them, and
 numba's copies cost each model's compile a third of its time, for no speed
 (docs/results.md, "The first compress").
 
-numba caches each compiled function beside its module and checks only that
+numba caches this package's compiled code in the user's cache folder
+(`~/.cache/fade` on Linux; NUMBA_CACHE_DIR where that is set), not beside
+the sources: an installed package's folder may be read-only, and whatever
+numba writes there outlives `pip uninstall` (`_cache_in_user_folder`).
+numba caches each compiled function by its module and checks only that
 module's source for changes, while a kernel here is compiled into its
 callers in the other modules: `drop_stale_caches` (run on import, before
 anything compiles) clears the package's cache whenever any of its sources
@@ -31,6 +35,7 @@ changed, so an edit here never leaves a caller running the old code.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import numba as nb
@@ -40,6 +45,39 @@ from fade.statistics.state import APM_KNOTS, INPUTS, NODES, SCRATCH_DOTS
 
 _PACKAGE = Path(__file__).parent
 _STAMP = "fade-statistics.stamp"
+
+
+def _cache_in_user_folder() -> None:
+    """Have numba cache this package's functions in the user's cache folder
+    for fade (by numba's own appdirs: `~/.cache/fade` on Linux, XDG_CACHE_HOME
+    honoured), in a subfolder named for the package's directory as numba
+    names its own, so two installs or checkouts never share one: a locator
+    of numba's kind put first in its list, for this package's files only
+    (other code's functions cache where numba puts them). Where
+    NUMBA_CACHE_DIR is set, or the folder cannot be written, numba's own
+    locators decide as before."""
+    from numba.core import caching, config
+    from numba.misc.appdirs import AppDirs
+
+    # (numba 0.68 dropped the underscore of these names)
+    user_wide = getattr(caching, "UserWideCacheLocator", None) or caching._UserWideCacheLocator
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    package = str(_PACKAGE.resolve())
+
+    class FadeCacheLocator(user_wide):
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            folder = AppDirs(appname="fade", appauthor=False).user_cache_dir
+            self._cache_path = os.path.join(folder, self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if config.CACHE_DIR or os.path.dirname(os.path.realpath(py_file)) != package:
+                return None
+            return super().from_function(py_func, py_file)
+
+    if not any(locator.__name__ == "FadeCacheLocator" for locator in impl._locator_classes):
+        impl._locator_classes.insert(0, FadeCacheLocator)
 
 
 def drop_stale_caches() -> None:
@@ -68,10 +106,10 @@ def drop_stale_caches() -> None:
 
 
 def _cache_folder() -> Path | None:
-    """Where numba caches this package's compiled code: the folder numba's
-    own locator picks for a function of the package (NUMBA_CACHE_DIR's
-    folder for the package's directory where that is set, else the
-    package's __pycache__, else a user-wide one), None where numba would
+    """Where numba caches this package's compiled code: the folder the
+    locators pick for a function of the package (NUMBA_CACHE_DIR's folder
+    for the package's directory where that is set, else the user's cache
+    folder for fade, else numba's own choice), None where numba would
     cache nothing. (Asked of numba, not worked out here: its folders'
     names differ between its versions, and a folder guessed wrong left
     every stale cache in place.)"""
@@ -82,6 +120,7 @@ def _cache_folder() -> Path | None:
         return None
 
 
+_cache_in_user_folder()
 drop_stale_caches()
 
 # `_nrt` is numba's switch for its reference-counting runtime (one of its
