@@ -21,12 +21,16 @@ network, code a whole input without this loop (fade.race).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fade import statistics  # (its Statistics loads numba: when first coded with)
 from fade.config import StatisticsConfig
 from fade.entropy import Decoder, Encoder
-from fade.statistics import Statistics
+
+if TYPE_CHECKING:
+    from fade.statistics.coding import Statistics
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class Hybrid:
     statistics: StatisticsConfig
 
     def coder(self, lengths: np.ndarray, payload: bytes | None = None) -> Statistics:
-        return Statistics(self.statistics, lengths, payload)
+        return statistics.Statistics(self.statistics, lengths, payload)
 
     def bits_so_far(self, coder: Statistics) -> float:
         return float(coder.bits)

@@ -22,7 +22,7 @@ import numpy as np
 
 from fade import statistics
 from fade.config import LEVELS
-from fade.statistics.audio import wav_layout
+from fade.statistics.wav import wav_layout
 from fade.statistics.colour import (GREEN_GAIN, SWAP_GAIN, TRIAL_BYTES, TRIAL_ROWS,
                                     TRIAL_SHARE, green_layout)
 from fade.statistics.models import BAND_MODELS

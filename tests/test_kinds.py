@@ -425,7 +425,7 @@ def test_wav_layouts_are_found_from_their_headers():
     """wav_layout reads 16-bit PCM's channels and where its whole samples
     lie (after other chunks, WAVE_FORMAT_EXTENSIBLE too, cut to the bytes
     there); anything else is no audio."""
-    from fade.statistics.audio import Layout, wav_layout
+    from fade.statistics.wav import Layout, wav_layout
     samples = np.arange(-300, 300, dtype=np.int16)
     mono = _wav(samples, 1)
     assert wav_layout(mono) == Layout(1, 44, 1200)

@@ -44,21 +44,19 @@ channel with predictors of its own:
 
 The samples are those of the data chunk of a RIFF WAVE file whose format is
 PCM (tag 1, or WAVE_FORMAT_EXTENSIBLE with the PCM sub-format) of 16 or
-24 bits and 1 to 8 channels (`wav_layout`); its header and any bytes after the
+24 bits and 1 to 8 channels (fade.statistics.wav); its header and any bytes after the
 whole samples are kept as they are, so the decoder finds the layout in the
 bytes it decoded. Data that is no such file is coded as it is.
 """
 
 from __future__ import annotations
 
-import struct
-from typing import NamedTuple
-
 import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import ALLOCATING  # (first: where numba caches, kernels.py)
 from fade.statistics.parts import F_AUDIO, F_OLS64
+from fade.statistics.wav import wav_layout
 
 ORDER, SHORT, SHIFT, STEP, SHORT_STEP, LIMIT = 16, 4, 12, 16, 64, 1 << 20
 # The least squares predictor (see above): its orders, the decay of its sums
@@ -76,52 +74,6 @@ OLS_ROUND = 1 << (OLS_DECAY - 1)
 # The decay of a channel's moves, as its side and as it is (1/2^10 a sample),
 # and the time before which it keeps its side whatever they say.
 SIDE_DECAY, SIDE_START = 10, 256
-MAX_CHANNELS = 8
-_PCM, _EXTENSIBLE = 1, 0xFFFE
-# WAVE_FORMAT_EXTENSIBLE's sub-format for PCM: its GUID's last 14 bytes
-_PCM_GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")
-
-
-class Layout(NamedTuple):
-    """Where a WAV file's whole samples lie: `start` and `size` in bytes,
-    `width` bytes a sample (2 or 3)."""
-
-    channels: int
-    start: int
-    size: int
-    width: int = 2
-
-
-def wav_layout(data: bytes | np.ndarray) -> Layout | None:
-    """The samples of `data` if it begins as a RIFF WAVE file of 16- or
-    24-bit PCM (see above), the data chunk cut to the bytes present and to
-    whole samples of every channel; else None."""
-    head = bytes(data[:4096])
-    if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-        return None
-    position, channels, width = 12, 0, 0
-    while position + 8 <= len(head):
-        chunk, size = head[position:position + 4], struct.unpack_from("<I", head, position + 4)[0]
-        body = position + 8
-        if chunk == b"fmt " and size >= 16 and body + 16 <= len(head):
-            tag, count, _, _, align, bits = struct.unpack_from("<HHIIHH", head, body)
-            if tag == _EXTENSIBLE and (size < 40 or body + 40 > len(head) or
-                                       head[body + 26:body + 40] != _PCM_GUID_TAIL):
-                return None
-            if tag not in (_PCM, _EXTENSIBLE) or bits not in (16, 24) or \
-                    not 1 <= count <= MAX_CHANNELS or align != bits // 8 * count:
-                return None
-            channels, width = count, bits // 8
-        elif chunk == b"data":
-            if not channels:
-                return None
-            size = min(size, len(data) - body)
-            size -= size % (width * channels)
-            return Layout(channels, body, size, width) if size > 0 else None
-        position = body + size + (size & 1)
-    return None
-
-
 def to_residuals(data: np.ndarray, parts: int) -> np.ndarray:
     """`data` (uint8) as a model with `parts` codes it: with F_AUDIO, the
     samples of a WAV file as residuals (see above); else `data` itself."""
