@@ -168,8 +168,9 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     """`encode_file`, and the bits put out for data[:m] at each offset m of
     `marks` (0 <= m <= len(data), any order): multiples of 8, at most 32 bits
     short of the code length (what the coder holds back), the same on any CPU."""
-    code = predictor_for(MODEL_PARTS[config.model])
-    head = _made_head(data, MODEL_PARTS[config.model])
+    parts = MODEL_PARTS[config.model]
+    code = predictor_for(parts)
+    head = _made_head(data, parts)
     if head:  # (F_PIXELS: coded before the bytes, dropped by the decoder)
         data, marks = head + data, np.asarray(marks, dtype=np.int64) + len(head)
         if progress is not None:
@@ -177,11 +178,11 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     tables = Tables.build(config, 1, len(data))
     code.begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
-    source = _changed(source, MODEL_PARTS[config.model])
+    source = _changed(source, parts)
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
     marks = np.asarray(marks, dtype=np.int64)
     bits = np.zeros(len(marks), dtype=np.int64)
-    layout = _pixels(data, MODEL_PARTS[config.model])
+    layout = _pixels(data, parts)
     stops = np.union1d(np.arange(CHUNK, len(data), CHUNK), marks)
     if layout is not None:
         stops = np.union1d(stops, [layout.start])
@@ -246,7 +247,7 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
-    out = _restored(out, made, MODEL_PARTS[config.model])
+    out = _restored(out, made, parts)
     return out.tobytes(), used
 
 

@@ -567,7 +567,7 @@ def decode_range(tables, payload, out, begin, end):
     empty = np.zeros(0, dtype=np.int64)
     first, decoding = np.int64(0), np.bool_(True)  # (as encode_range's)
     for i in range(begin, end):
-        out[i] = code_byte(tables, payload, first, first, empty, decoding)
+        out[i] = code_byte(tables, payload, first, np.int64(0), empty, decoding)
         if coder[C_DAMAGED]:
             return i
     return end

@@ -30,7 +30,8 @@ class Layout(NamedTuple):
 
 def wav_layout(data: bytes | np.ndarray) -> Layout | None:
     """The samples of `data` if it begins as a RIFF WAVE file of 16- or
-    24-bit PCM (see above), the data chunk cut to the bytes present and to
+    24-bit PCM, 1 to MAX_CHANNELS channels (tag 1, or WAVE_FORMAT_EXTENSIBLE
+    with the PCM sub-format), the data chunk cut to the bytes present and to
     whole samples of every channel; else None."""
     head = bytes(data[:4096])
     if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
