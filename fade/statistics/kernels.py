@@ -59,9 +59,13 @@ def _cache_in_user_folder() -> None:
     from numba.core import caching, config
     from numba.misc.appdirs import AppDirs
 
-    # (numba 0.68 dropped the underscore of these names)
-    user_wide = getattr(caching, "UserWideCacheLocator", None) or caching._UserWideCacheLocator
-    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    # (numba 0.68 dropped the underscore of these names; a numba with
+    # neither spelling keeps its own locators rather than fail here)
+    user_wide = (getattr(caching, "UserWideCacheLocator", None)
+                 or getattr(caching, "_UserWideCacheLocator", None))
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    if user_wide is None or not isinstance(getattr(impl, "_locator_classes", None), list):
+        return
     package = str(_PACKAGE.resolve())
 
     class FadeCacheLocator(user_wide):
