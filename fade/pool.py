@@ -24,6 +24,7 @@ import concurrent.futures
 import concurrent.futures.process
 import multiprocessing
 import queue
+import re
 import signal
 import time
 from typing import Any, Callable, Iterable, Iterator
@@ -37,6 +38,12 @@ QUEUE_PER_JOB = 1
 # times (Ray's own default for tasks is 3); errors of fade itself are values
 # (code_frame) and are never retried.
 RETRIES = 3
+# How a Ray task's error text says that its worker could not import fade (a
+# node without fade, or with a broken copy of it: an empty folder left by
+# another install is imported as an empty namespace package).
+_IMPORT_FAILURE = re.compile(r"^\s*((?:ModuleNotFoundError|ImportError): .*|"
+                             r"AttributeError: module 'fade[\w.]*' has no attribute .*)$",
+                             re.MULTILINE)
 
 # progress(bytes_done, bits or None)
 FramesProgress = Callable[[int, "float | None"], None]
@@ -180,8 +187,7 @@ class RayTasks:
         try:
             return self._ray.get(pending)
         except self._ray.exceptions.RayError as error:
-            raise FadeError(f"frame {number}: its Ray task failed ({type(error).__name__}, "
-                            f"after up to {RETRIES} retries)") from None
+            raise FadeError(ray_failure(number, error)) from None
         finally:
             self._in_flight.discard(pending)
 
@@ -197,6 +203,19 @@ class RayTasks:
         if self._owned:
             self._ray.shutdown()
             self._owned = False
+
+
+def ray_failure(number: int, error: BaseException) -> str:
+    """The one line that says why frame `number`'s Ray task failed."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Ray colours its task names
+    found = _IMPORT_FAILURE.findall(text)
+    if found:
+        from fade.version import __version__
+
+        return (f"frame {number}: a Ray worker cannot import fade ({found[-1].strip()}): "
+                f"install fade {__version__} where the cluster's workers run")
+    return f"frame {number}: its Ray task failed ({type(error).__name__}, after up to " \
+           f"{RETRIES} retries)"
 
 
 class FramePool:

@@ -8,6 +8,8 @@ import io
 import logging
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -17,7 +19,7 @@ import ray  # part of the test extra: the suite needs it
 import fade
 from fade import frames
 
-from conftest import corpus_file, one_error_line, run_fade
+from conftest import REPO, corpus_file, one_error_line, run_fade
 
 FRAME = 4096
 TASK_TITLE = b"ray::code_frame"  # Ray's process title for a worker running a frame
@@ -106,3 +108,37 @@ def test_the_cli_codes_frames_on_a_cluster_by_its_address(cluster, tmp_path):
                    "cannot reach the Ray cluster")
     assert time.monotonic() - start < 60
     assert sorted(os.listdir(tmp_path)) == ["p.txt"]
+
+
+_DRIVER = """
+import io, logging, sys, ray
+from fade import frames
+from fade.errors import FadeError
+ray.init(num_cpus=1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False,
+         runtime_env={"env_vars": {"PYTHONPATH": sys.argv[1]}})
+try:
+    frames.compress_stream(io.BytesIO(sys.stdin.buffer.read()), io.BytesIO().write,
+                           frame_size=4096, level="fast", ray="auto")
+except FadeError as error:
+    print(error)
+"""
+
+
+def test_a_worker_that_cannot_import_fade_is_named_in_the_error(tmp_path):
+    """A cluster whose workers find a broken fade first (here: a copy that
+    fails to import, first on their path; on a real cluster, a node without
+    fade or with an empty folder left by another install): the one-line error
+    says that the worker cannot import fade, not only Ray's RaySystemError."""
+    broken = tmp_path / "broken" / "fade"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise ImportError("no fade here")\n')
+    (tmp_path / "driver.py").write_text(_DRIVER)
+    result = subprocess.run([sys.executable, "driver.py", str(broken.parent)], cwd=tmp_path,
+                            input=corpus_file("alice29.txt").read_bytes()[:3 * FRAME],
+                            capture_output=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert result.returncode == 0, result.stderr.decode()
+    lines = result.stdout.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("frame 0: a Ray worker cannot import fade (ImportError: no fade "
+                               "here): install fade "), lines
