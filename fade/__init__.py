@@ -6,9 +6,13 @@ choices in one frozen `Settings` object (or keywords that build one), `decompres
 `compress_stream` (fade.frames) and `decompress_stream` (fade.members) code
 files of any size frame by frame; `open`, `FadeFile`, `FadeCompressor` and
 `FadeDecompressor` are the file object (fade.api) and the incremental coders
-(fade.incremental).
+(fade.incremental). `import fade` adds the format "fadetar" (.tar.fade) to
+shutil's (fade.tarballs); fade.numcodecs, fade.zarr and fade.fsspec are the
+codecs of those libraries.
 It never imports click or tqdm; progress is reported through a callback.
 """
+
+import sys as _sys
 
 from fade import environment  # first: before anything imports torch
 
@@ -24,6 +28,11 @@ from fade.single import Settings, compress  # noqa: E402
 from fade.members import decompress, decompress_stream  # noqa: E402  (one after another, too)
 from fade.api import FadeFile, open  # noqa: E402
 from fade.incremental import FadeCompressor, FadeDecompressor  # noqa: E402
+from fade import tarballs  # noqa: E402
+
+tarballs.register()  # shutil.make_archive(base, "fadetar", root), unpack_archive("x.tar.fade")
+if "fsspec" in _sys.modules:  # fsspec.open(..., compression="fade"); otherwise import fade.fsspec
+    import fade.fsspec  # noqa: E402, F401
 
 __all__ = [
     "__version__",

@@ -3,12 +3,16 @@ in it, in order, in one namespace, in a folder with the files it names
 (alice29.txt from the test corpus; `big_bytes` 1.1 MB of real text, past its
 seek; `chunks` pieces of a real file; a text
 archive `notes.txt.fade`), each archive decoded and checked by the blocks'
-own asserts."""
+own asserts. The data libraries' block runs in a test of its own, where
+zarr, fsspec and pandas are installed (the test extra has them)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 import fade
 
@@ -24,8 +28,12 @@ def api_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", section, flags=re.S)
 
 
+def _is_libraries(block: str) -> bool:
+    return "import fade.zarr" in block
+
+
 def test_the_readme_api_blocks_run_as_written(tmp_path, monkeypatch):
-    blocks = api_blocks()
+    blocks = [block for block in api_blocks() if not _is_libraries(block)]
     assert len(blocks) >= 4  # the signatures, one shot, a file object, incremental
     alice = corpus_file("alice29.txt").read_bytes()
     (tmp_path / "alice29.txt").write_bytes(alice)
@@ -42,6 +50,24 @@ def test_the_readme_api_blocks_run_as_written(tmp_path, monkeypatch):
     assert namespace["piece"] == big_bytes[1_000_000:1_004_096]
     assert "".join(namespace["lines"]) == alice.decode("utf-8").replace("\r\n", "\n")
     assert namespace["data"] == b"".join(chunks)
+
+
+def test_the_readme_data_libraries_block_runs_as_written(tmp_path, monkeypatch):
+    for library in ("zarr", "fsspec", "pandas"):
+        pytest.importorskip(library)
+    [block] = [block for block in api_blocks() if _is_libraries(block)]
+    array = np.frombuffer(corpus_file("pydub-test4.wav").read_bytes()[44:], "<i2")
+    table = corpus_file("umath-cos.csv").read_bytes()
+    (tmp_path / "table.csv.fade").write_bytes(fade.compress(table, level="fast"))
+    (tmp_path / "folder").mkdir()
+    text = corpus_file("alice29.txt").read_bytes()[:20_000]
+    (tmp_path / "folder" / "alice29.txt").write_bytes(text)
+    monkeypatch.chdir(tmp_path)
+    namespace = {"array": array}
+    exec(compile(block, str(README), "exec"), namespace)
+    assert np.array_equal(namespace["back"], array)
+    assert namespace["table"].shape == (1374, 4)  # its 4 comment lines are rows here too
+    assert (tmp_path / "restored" / "folder" / "alice29.txt").read_bytes() == text
 
 
 def test_the_readme_settings_names_are_what_compress_takes():
