@@ -326,18 +326,19 @@ def test_statistics_archive_damage_is_one_line(tmp_path):
 
 def test_every_model_has_the_parts_its_parts_need():
     """A part that reads another's state or inputs comes with it in every
-    model (fade.statistics.parts): F_SURE reads F_STATES' bit-history
-    states (older nodes keep seven bits there instead), F_RUNKEYS F_RUNS'
-    entries, F_TEXT F_WORDS' words, F_TEXT2 and F_TEXT3 run inside F_TEXT,
-    and F_SETS5 reads F_TEXT3's groups after F_SETS4's sets."""
-    from fade.statistics.parts import (F_RUNKEYS, F_RUNS, F_SETS4, F_SETS5, F_STATES, F_SURE,
-                                       F_TEXT, F_TEXT2, F_TEXT3, F_WORDS)
-    needs = ((F_SURE, F_STATES), (F_RUNKEYS, F_RUNS), (F_TEXT, F_WORDS), (F_TEXT2, F_TEXT),
-             (F_TEXT3, F_TEXT), (F_SETS5, F_SETS4 | F_TEXT3))
+    model (fade.statistics.parts.NEEDS), and `without`, which takes a part
+    out of a measured model, takes out what needs it as well."""
+    from fade.statistics.parts import (F_SETS4, F_SETS5, F_SURE, F_TEXT, F_TEXT2, F_TEXT3,
+                                       F_WORDS, NEEDS, without)
     for number, parts in enumerate(statistics.MODEL_PARTS):
-        for part, needed in needs:
+        for part, needed in NEEDS.items():
             assert not parts & part or parts & needed == needed, (number, part)
     assert any(parts & F_SURE for parts in statistics.MODEL_PARTS)
+    text_max = statistics.MODEL_PARTS[LEVEL_MODELS["max", "text"]]
+    assert without(text_max, F_WORDS) == text_max & ~(F_WORDS | F_TEXT | F_TEXT2 | F_TEXT3 |
+                                                     F_SETS5)
+    assert without(text_max, F_SETS4) == text_max & ~(F_SETS4 | F_SETS5)
+    assert without(text_max, F_SURE) == text_max & ~F_SURE
 
 
 def test_the_model_table_drives_limits_levels_listings_and_docs():

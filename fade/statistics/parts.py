@@ -274,6 +274,23 @@ F_SETS5 = 1 << 51
 # its bit history has seen one bit value only (0 elsewhere), as paq8's context
 # maps add an input for a deterministic state.
 F_SURE = 1 << 52
+# What a part reads of another's, so that a model with it has the others too:
+# F_SURE F_STATES' bit-history states (older nodes keep seven bits there
+# instead), F_RUNKEYS F_RUNS' entries, F_TEXT F_WORDS' words, F_TEXT2 and
+# F_TEXT3 run inside F_TEXT, F_SETS5 reads F_TEXT3's groups after F_SETS4's sets.
+NEEDS = {F_SURE: F_STATES, F_RUNKEYS: F_RUNS, F_TEXT: F_WORDS, F_TEXT2: F_TEXT,
+         F_TEXT3: F_TEXT, F_SETS5: F_SETS4 | F_TEXT3}
+
+
+def without(parts: int, part: int) -> int:
+    """`parts` less `part` and the parts that need it (NEEDS), at any remove."""
+    parts &= ~part
+    for other, needed in NEEDS.items():
+        if parts & other and parts & needed != needed:
+            parts = without(parts, other)
+    return parts
+
+
 # The parts' names, for listings and docs (docs/statistics.md, "The models").
 PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARSE",
               F_LAYERS: "F_LAYERS", F_APM3: "F_APM3", F_RATE: "F_RATE", F_ORDERS: "F_ORDERS",
