@@ -328,15 +328,15 @@ def test_every_model_has_the_parts_its_parts_need():
     """A part that reads another's state or inputs comes with it in every
     model (fade.statistics.parts.NEEDS), and `without`, which takes a part
     out of a measured model, takes out what needs it as well."""
-    from fade.statistics.parts import (F_SETS4, F_SETS5, F_SURE, F_TEXT, F_TEXT2, F_TEXT3,
-                                       F_WORDS, NEEDS, without)
+    from fade.statistics.parts import (F_RECALL, F_SETS4, F_SETS5, F_SURE, F_TEXT, F_TEXT2,
+                                       F_TEXT3, F_WORDS, NEEDS, without)
     for number, parts in enumerate(statistics.MODEL_PARTS):
         for part, needed in NEEDS.items():
             assert not parts & part or parts & needed == needed, (number, part)
     assert any(parts & F_SURE for parts in statistics.MODEL_PARTS)
     text_max = statistics.MODEL_PARTS[LEVEL_MODELS["max", "text"]]
     assert without(text_max, F_WORDS) == text_max & ~(F_WORDS | F_TEXT | F_TEXT2 | F_TEXT3 |
-                                                     F_SETS5)
+                                                     F_SETS5 | F_RECALL)
     assert without(text_max, F_SETS4) == text_max & ~(F_SETS4 | F_SETS5)
     assert without(text_max, F_SURE) == text_max & ~F_SURE
 

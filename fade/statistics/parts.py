@@ -276,10 +276,12 @@ F_SETS5 = 1 << 51
 F_SURE = 1 << 52
 # What a part reads of another's, so that a model with it has the others too:
 # F_SURE F_STATES' bit-history states (older nodes keep seven bits there
-# instead), F_RUNKEYS F_RUNS' entries, F_TEXT F_WORDS' words, F_TEXT2 and
-# F_TEXT3 run inside F_TEXT, F_SETS5 reads F_TEXT3's groups after F_SETS4's sets.
-NEEDS = {F_SURE: F_STATES, F_RUNKEYS: F_RUNS, F_TEXT: F_WORDS, F_TEXT2: F_TEXT,
-         F_TEXT3: F_TEXT, F_SETS5: F_SETS4 | F_TEXT3}
+# instead), F_RUNKEYS F_RUNS' entries, F_TEXT F_WORDS' words, F_RECALL keeps
+# its table after F_WORDS' in the followers' array (sized with F_WORDS; a
+# model with it alone wrote past that array's end), F_TEXT2 and F_TEXT3 run
+# inside F_TEXT, F_SETS5 reads F_TEXT3's groups after F_SETS4's sets.
+NEEDS = {F_SURE: F_STATES, F_RUNKEYS: F_RUNS, F_TEXT: F_WORDS, F_RECALL: F_WORDS,
+         F_TEXT2: F_TEXT, F_TEXT3: F_TEXT, F_SETS5: F_SETS4 | F_TEXT3}
 
 
 def without(parts: int, part: int) -> int:
