@@ -9,8 +9,9 @@ model less each of its parts in turn (with the parts that need it,
 fade.statistics.parts.without; a measured model, never archived: the
 first band model's index holds its parts meanwhile, as the tests'
 coded_without does), and prints for each part the time it costs (the
-model's encode time less the time without it, the best of --rounds each)
-and the bytes it saves. The rows do not add up to the whole: a part's code
+model's encode time less the time without it, the best of --rounds each,
+the whole model timed again beside each part's run: this machine's speed
+swings by a third from one minute to the next) and the bytes it saves. The rows do not add up to the whole: a part's code
 can be shared with another's (F_LAYERS' final mixer is where F_SETS' weight
 sets go), and the loop's machinery (hashing and finding the contexts'
 slots, the nodes and their state maps, the mixer's two weight sets, the
@@ -82,6 +83,7 @@ def main() -> int:
                 continue
             less = without(parts, bit)
             seconds, smaller = timed(data, config, less, args.rounds)
+            whole = timed(data, config, parts, args.rounds)[0]  # (beside it)
             label = " + ".join([part] + [name for name in part_names(parts & ~less & ~bit)])
             print(f"| {label} | {whole - seconds:+.2f} s | {(whole - seconds) / whole:+.0%} | "
                   f"{smaller - size:+,} |", flush=True)
