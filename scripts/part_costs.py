@@ -6,12 +6,12 @@ Codes each FILE in file order (fade.statistics.encode_file, the level's
 settings sized to the file, in this process, its compiled code warmed up on
 the file's first 2 KB) with the level's model for the kind, then with that
 model less each of its parts in turn (with the parts that need it,
-fade.statistics.parts.without; a measured model, never archived: the
-first band model's index holds its parts meanwhile, as the tests'
-coded_without does), and prints for each part the time it costs (the
-model's encode time less the time without it, the best of --rounds each,
-the whole model timed again beside each part's run: this machine's speed
-swings by a third from one minute to the next) and the bytes it saves. The rows do not add up to the whole: a part's code
+fade.statistics.parts.without; a measured model, never archived:
+fade.statistics.coding.measured_model), and prints for each part the time
+it costs (the model's encode time less the time without it, the best of
+--rounds each, the whole model timed again beside each part's run: this
+machine's speed swings by a third from one minute to the next) and the
+bytes it saves. The rows do not add up to the whole: a part's code
 can be shared with another's (F_LAYERS' final mixer is where F_SETS' weight
 sets go), and the loop's machinery (hashing and finding the contexts'
 slots, the nodes and their state maps, the mixer's two weight sets, the
@@ -32,19 +32,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this tree's f
 
 from fade import statistics  # noqa: E402
 from fade.config import LEVELS, StatisticsConfig  # noqa: E402
-from fade.statistics import coding, state  # noqa: E402
+from fade.statistics.coding import measured_model  # noqa: E402
 from fade.statistics.models import LEVEL_MODELS, MODEL_PARTS  # noqa: E402
 from fade.statistics.parts import PART_NAMES, part_names, without  # noqa: E402
 
 
 def timed(data: bytes, config: StatisticsConfig, parts: int, rounds: int) -> tuple[float, int]:
     """(best seconds of `rounds`, bytes) of encode_file(data) with `config`
-    but its model's parts `parts` (at the spare index)."""
-    spare = len(statistics.MODELS)
-    patched = MODEL_PARTS[:spare] + (parts,) + MODEL_PARTS[spare + 1:]
-    coding.MODEL_PARTS, state.MODEL_PARTS = patched, patched
-    try:
-        measured = dataclasses.replace(config, model=spare)
+    but its model's parts `parts`."""
+    with measured_model(parts) as model:
+        measured = dataclasses.replace(config, model=model)
         statistics.encode_file(data[:2048], measured)  # compiled (or loaded) first
         best, size = float("inf"), 0
         for _ in range(rounds):
@@ -52,8 +49,6 @@ def timed(data: bytes, config: StatisticsConfig, parts: int, rounds: int) -> tup
             size = len(statistics.encode_file(data, measured))
             best = min(best, time.perf_counter() - start)
         return best, size
-    finally:
-        coding.MODEL_PARTS, state.MODEL_PARTS = MODEL_PARTS, MODEL_PARTS
 
 
 def main() -> int:

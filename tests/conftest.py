@@ -192,19 +192,13 @@ def coded_sizes(data: bytes, models) -> list[int]:
 
 def coded_without(data: bytes, config, part: int) -> int:
     """The size of `data` coded alone in file order with `config` but its
-    model less `part`: a candidate tried by its parts, no model of the
-    table (the first band model's index, fade.statistics.models.BAND, has
-    its parts while it codes; `config`'s table sizes stay). Only measured:
-    no archive holds it."""
+    model less `part` (fade.statistics.coding.measured_model; `config`'s
+    table sizes stay)."""
     import dataclasses
     from fade import statistics
-    from fade.statistics import coding, state
+    from fade.statistics.coding import measured_model
     from fade.statistics.models import MODEL_PARTS
-    spare = len(statistics.MODELS)
     parts = MODEL_PARTS[config.model] & ~part
     assert parts != MODEL_PARTS[config.model]
-    with pytest.MonkeyPatch.context() as patch:
-        patched = MODEL_PARTS[:spare] + (parts,) + MODEL_PARTS[spare + 1:]
-        patch.setattr(coding, "MODEL_PARTS", patched)
-        patch.setattr(state, "MODEL_PARTS", patched)
-        return len(statistics.encode_file(data, dataclasses.replace(config, model=spare)))
+    with measured_model(parts) as model:
+        return len(statistics.encode_file(data, dataclasses.replace(config, model=model)))

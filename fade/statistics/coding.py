@@ -25,8 +25,9 @@ cache (the user's cache folder, fade.statistics.kernels).
 
 from __future__ import annotations
 
+import contextlib
 from types import ModuleType
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -249,6 +250,24 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
                                   f"{len(stream)} are there")
     out = _restored(out, made, parts)
     return out.tobytes(), used
+
+
+@contextlib.contextmanager
+def measured_model(parts: int) -> Iterator[int]:
+    """A model index whose parts are `parts` inside the block, for encode_file
+    and its kin: a candidate tried by its parts, no model of the table, only
+    measured (the first band model's index, fade.statistics.models.BAND,
+    holds them meanwhile; StatisticsConfig.validate refuses it in an archive).
+    Not for threads that code meanwhile."""
+    from fade.statistics import models, state
+    spare = len(models.MODELS)
+    global MODEL_PARTS
+    patched = models.MODEL_PARTS[:spare] + (parts,) + models.MODEL_PARTS[spare + 1:]
+    MODEL_PARTS = state.MODEL_PARTS = patched
+    try:
+        yield spare
+    finally:
+        MODEL_PARTS = state.MODEL_PARTS = models.MODEL_PARTS
 
 
 def _pixels(data: bytes, parts: int) -> Layout | None:
