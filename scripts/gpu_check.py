@@ -1,35 +1,48 @@
 """The GPU path, measured in one command that fits a short loan of a GPU.
 
     python scripts/gpu_check.py --device cuda --out OUT --input enwik6 \
-        [--wheels DIR] [--budget 480] [--text-size 16M]
+        [--wheels DIR] [--budget 480] [--text-size 16M] [--presets balanced] \
+        [--batches 4096,512] [--kinds network,hybrid,statistics]
 
 Round trips, each compressed and then decoded by a fresh process and
-compared byte for byte with its input:
+compared byte for byte with its input, per input in this order, so that a
+run cut short keeps the most telling figures:
 
+- the network alone (`--method fade`) at the first of --presets and
+  --batches (balanced at 4096 for the paper's scale);
 - the hybrid forced (`--level max --method fade`, so the race cannot pick
-  the statistics);
-- the network alone (`--method fade`) at each of --presets (paper,
-  balanced) and --batches (512, 4096);
+  the statistics) on the longest prefix whose round trip should fit what
+  is left of --budget (--hybrid-size auto; from --hybrid-speed, or from
+  the hybrid's own speed on an input before);
+- the network at the other presets and batches;
+- level max's statistics alone (`--method statistics`) on the whole input
+  and on the hybrid's prefix: the bytes the network must beat. They take
+  as long on a GPU machine as anywhere, and their bytes are the same on
+  every CPU, so a GPU run may leave them to a CPU machine (`--kinds
+  statistics --hybrid-size SIZE` there, on the same input file: each row
+  records its input's SHA-256).
 
-on each --input and on --text-size bytes of real text made here: this
+Inputs are each --input and --text-size bytes of real text made here: this
 Python's `.py` sources (its standard library's, then its site-packages'),
-sorted by path and concatenated.
+sorted by path and concatenated (`--save-text FILE` keeps them, to carry
+the same bytes to another machine).
 For each: archive bytes, compress and decompress KB/s (whole processes, and
-the coding loop alone), peak GPU memory (torch's allocator) and peak RSS,
-and from the loop's per-step timings (`fade --profile`) the share of the
-loop's wall time the device sat idle (on a GPU: no kernel running, which
-is when the model waits for the coders or for Python; on a CPU: the model
-blocked on the coders) and the share the coders sat idle waiting for the
-model's probabilities. Then an archive made on the GPU is decoded with
-the GPU hidden (CUDA_VISIBLE_DEVICES="") and with --device cpu: both must
-be refused in one line before any work. With --device cpu the same check
-runs on a CPU archive whose header is rewritten to claim a GPU.
+the coding loop alone), the seconds each process spent outside the loop
+and, of those, torch's import and CUDA's start, peak GPU memory (torch's
+allocator) and peak RSS, and from the loop's per-step timings (`fade
+--profile`) the share of the loop's wall time the device sat idle (on a
+GPU: no kernel running, which is when the model waits for the coders or
+for Python; on a CPU: the model blocked on the coders) and the share the
+coders sat idle waiting for the model's probabilities. Then an archive made
+on the GPU is decoded with the GPU hidden (CUDA_VISIBLE_DEVICES="") and
+with --device cpu: both must be refused in one line before any work. With
+--device cpu the same check runs on a CPU archive whose header is
+rewritten to claim a GPU.
 
-Cases run in that order, the inputs' first; a case on the large text is
-skipped where the same settings on the first input say it would not fit in
-what is left of --budget, and a case still running at the budget is
-stopped. OUT/gpu_check.json and OUT/gpu_check.md are rewritten after every
-case, so a run cut short keeps what it measured.
+A case on a later input is skipped where the same settings on the first
+input say it would not fit in what is left of --budget, and a case still
+running at the budget is stopped. OUT/gpu_check.json and OUT/gpu_check.md
+are rewritten after every case, so a run cut short keeps what it measured.
 
 --wheels DIR installs every wheel in DIR (fade's own, constriction: what a
 GPU machine lacks) into a folder of the work directory, with no network,
@@ -60,10 +73,24 @@ from pathlib import Path
 CHILD = r"""
 import json, resource, sys, time
 began = time.perf_counter()
+report = {}
+if sys.argv[2] != "-":
+    # What fade pays inside main before its loop, timed apart: a learned
+    # archive imports torch, and on a GPU starts CUDA, before any byte is coded
+    # (fade first, as its portable profile on a CPU needs).
+    import fade
+    mark = time.perf_counter()
+    import torch
+    report["torch_import_s"] = time.perf_counter() - mark
+    if sys.argv[2] == "cuda" and torch.cuda.is_available():
+        mark = time.perf_counter()
+        torch.zeros(1, device="cuda")
+        torch.cuda.synchronize()
+        report["cuda_start_s"] = time.perf_counter() - mark
 from fade.cli.main import main
-rc = main(sys.argv[2:])
-report = {"rc": rc, "seconds": time.perf_counter() - began,
-          "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+rc = main(sys.argv[3:])
+report.update(rc=rc, seconds=time.perf_counter() - began,
+              peak_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 torch = sys.modules.get("torch")
 if torch is not None and torch.cuda.is_initialized():
     report["gpu_peak_allocated"] = torch.cuda.max_memory_allocated()
@@ -93,9 +120,11 @@ print(json.dumps(about))
 class Case:
     name: str  # e.g. "enwik6 network paper b512"
     source: str  # the input's label
-    kind: str  # "hybrid" or "network"
+    kind: str  # "network", "hybrid" or "statistics"
     args: list[str]  # fade's options beside the common ones
     key: str  # the settings, without the input: for the time estimate
+    size: int | None = None  # a prefix of the input this many bytes long; None: all of it
+    bytes_of: "Case | None" = None  # statistics: on that case's bytes (its prefix)
     result: dict = dataclasses.field(default_factory=dict)
 
 
@@ -131,14 +160,16 @@ class Runner:
     def left(self) -> float:
         return self.deadline - time.monotonic()
 
-    def child(self, fade_args: list[str], env: dict | None = None) -> dict:
+    def child(self, fade_args: list[str], env: dict | None = None, torch: str = "-") -> dict:
         """fade's command line in a fresh process; its report, stderr and
-        whole-process seconds (None where the budget stopped it)."""
+        whole-process seconds (None where the budget stopped it). `torch`:
+        "cpu" or "cuda" where the process runs a network (its import of
+        torch, and CUDA's start, are then timed apart), else "-"."""
         report_path = self.work / "child.json"
         report_path.unlink(missing_ok=True)
         began = time.perf_counter()
         try:
-            done = subprocess.run([sys.executable, "-c", CHILD, str(report_path), *fade_args],
+            done = subprocess.run([sys.executable, "-c", CHILD, str(report_path), torch, *fade_args],
                                   env=env or self.env, capture_output=True, text=True,
                                   cwd=self.work, timeout=max(1.0, self.left()))
         except subprocess.TimeoutExpired as expired:
@@ -154,15 +185,23 @@ class Runner:
 
     def round_trip(self, case: Case, source: Path) -> dict:
         data = source.read_bytes()
+        if case.size is not None and case.size < len(data):
+            data = data[:case.size]
+            source = self.work / f"prefix-{case.size}"
+            source.write_bytes(data)
         archive = self.work / (case.name.replace(" ", "_") + ".fade")
         restored = self.work / "restored"
         profiles = {way: self.work / f"{way}.tsv" for way in ("compress", "decompress")}
+        for path in profiles.values():  # (a statistics archive writes none)
+            path.unlink(missing_ok=True)
         device = ["--device", self.args.device]
         result = {"case": case.name, "kind": case.kind, "input": case.source,
-                  "input_bytes": len(data), "options": " ".join(case.args)}
+                  "input_bytes": len(data), "input_sha256": hashlib.sha256(data).hexdigest(),
+                  "options": " ".join(case.args)}
+        torch = "-" if case.kind == "statistics" else self.args.device
         squeeze = self.child(["-z", "-q", "-f", "--frame-size", "64M", *device, "--profile",
                               str(profiles["compress"]), *case.args, "-o", str(archive),
-                              str(source)])
+                              str(source)], torch=torch)
         result["compress"] = summary(squeeze, len(data), profiles["compress"])
         if squeeze["rc"] != 0:
             result["verdict"] = "stopped at the budget" if squeeze["rc"] is None else \
@@ -172,7 +211,8 @@ class Runner:
         result["groups"], result["batch"] = header_groups(archive)
         restored.unlink(missing_ok=True)
         expand = self.child(["-d", "-q", "-f", *device, "--profile",
-                             str(profiles["decompress"]), "-o", str(restored), str(archive)])
+                             str(profiles["decompress"]), "-o", str(restored), str(archive)],
+                            torch=torch)
         result["decompress"] = summary(expand, len(data), profiles["decompress"])
         if expand["rc"] != 0:
             result["verdict"] = "stopped at the budget" if expand["rc"] is None else \
@@ -181,7 +221,9 @@ class Runner:
         same = restored.read_bytes() == data
         result["verdict"] = "identical" if same else "DIFFERENT BYTES"
         for way in ("compress", "decompress"):
-            result[way].update(idle_shares(profiles[way], result["groups"], self.args.device))
+            if case.kind != "statistics":
+                result[way].update(idle_shares(profiles[way], result["groups"],
+                                               self.args.device))
         restored.unlink(missing_ok=True)
         return result
 
@@ -214,7 +256,7 @@ def last_line(text: str) -> str:
 def header_groups(archive: Path) -> tuple[int, int]:
     from fade.format.archive import unpack
     header, _ = unpack(archive.read_bytes())
-    return header.groups, header.batch_size
+    return getattr(header, "groups", 0), getattr(header, "batch_size", 0)
 
 
 def claim_gpu(archive: Path, target: Path) -> Path:
@@ -229,6 +271,10 @@ def claim_gpu(archive: Path, target: Path) -> Path:
 
 
 def summary(report: dict, size: int, profile: Path) -> dict:
+    """A side's seconds and speeds; for a network, the seconds outside its
+    coding loop (the whole process less the loop: Python's start, torch's
+    import, CUDA's start, the model's build, the coders' fork, the file's
+    reading, writing and checksum) and the parts of them timed apart."""
     out = {"seconds": round(report["wall"], 3), "rc": report["rc"]}
     if report["rc"] == 0:
         out["kb_s"] = round(size / 1024 / report["wall"], 2)
@@ -238,6 +284,12 @@ def summary(report: dict, size: int, profile: Path) -> dict:
             out["loop_seconds"] = round(loop, 3)
             out["loop_kb_s"] = round(size / 1024 / max(loop, 1e-9), 2)
             out["steps"] = len(rows)
+            out["outside_seconds"] = round(report["wall"] - loop, 3)
+            # before the child's first line: the interpreter's start
+            out["python_start_s"] = round(report["wall"] - report["seconds"], 3)
+    for key in ("torch_import_s", "cuda_start_s"):
+        if key in report:
+            out[key] = round(report[key], 3)
     for key in ("peak_rss", "gpu_peak_allocated", "gpu_peak_reserved"):
         if key in report:
             out[key] = report[key]
@@ -267,38 +319,95 @@ def idle_shares(profile: Path, groups: int, device: str) -> dict:
 
 
 def cases_for(args, sources: list[tuple[str, Path]]) -> list[Case]:
-    """The network alone at each preset and batch, then the hybrid, per input:
-    the network first, as it fails fastest where the device path is broken."""
+    """Per input, in the order that keeps the most telling figures where the
+    budget cuts the run short: the first network (the first of --presets at
+    the first of --batches: on a GPU, the paper's scale), the hybrid (on a
+    prefix: --hybrid-size), the other networks, then level max's statistics
+    alone (`--method statistics`) on the same bytes as the cases before, the
+    bytes the network must beat. A network first: it fails fastest where
+    the device path is broken, and its archive is the one the refusal needs.
+    --kinds leaves kinds out (a CPU machine makes the statistics' rows of a
+    GPU run: the same bytes code the same on any CPU)."""
+    kinds = set(args.kinds.split(","))
     cases = []
     for label, _ in sources:
-        for name in args.presets.split(","):
-            for batch in args.batches.split(","):
-                cases.append(Case(f"{label} network {name} b{batch}", label, "network",
-                                  ["--preset", name, "--batch-size", batch, "--method", "fade"],
-                                  f"{name} b{batch}"))
+        networks = [Case(f"{label} network {name} b{batch}", label, "network",
+                         ["--preset", name, "--batch-size", batch, "--method", "fade"],
+                         f"{name} b{batch}")
+                    for name in args.presets.split(",") for batch in args.batches.split(",")]
         hybrid = ["--level", args.hybrid_level, "--method", "fade"]
         if args.hybrid_preset:
             hybrid += ["--preset", args.hybrid_preset]
         if args.hybrid_batch:
             hybrid += ["--batch-size", str(args.hybrid_batch)]
-        cases.append(Case(f"{label} hybrid {args.hybrid_level}", label, "hybrid", hybrid,
-                          "hybrid"))
-    if args.groups:
-        for case in cases:
-            case.args += ["--groups", str(args.groups)]
-            case.name += f" g{args.groups}"
+        size = None if args.hybrid_size in ("auto", "0") else parse_size(args.hybrid_size)
+        hybrids = [Case(f"{label} hybrid {args.hybrid_level}", label, "hybrid", hybrid, "hybrid",
+                        size=size)]
+        if args.groups:
+            for case in networks + hybrids:
+                case.args += ["--groups", str(args.groups)]
+                case.name += f" g{args.groups}"
+        group = [case for case in networks[:1] + hybrids + networks[1:] if case.kind in kinds]
+        if "statistics" in kinds:
+            # on the whole input, and on the hybrid's prefix (its size decided
+            # when the hybrid runs, where --hybrid-size is auto)
+            for of in [None, hybrids[0]] if args.hybrid_size != "0" else [None]:
+                case = Case(f"{label} statistics {args.hybrid_level}", label, "statistics",
+                            ["--level", args.hybrid_level, "--method", "statistics"],
+                            "statistics", bytes_of=of)
+                group.append(case)
+        cases += group
     return cases
+
+
+def parse_size(text: str) -> int:
+    from fade.cli.files import ByteSize  # fade's own size syntax (after --wheels)
+    return ByteSize().convert(text, None, None)
+
+
+def hybrid_size(case: Case, done: list[Case], size: int, left: float, speeds: str) -> int:
+    """The bytes of the input the hybrid codes where --hybrid-size is auto:
+    all of them where their round trip should fit in `left` seconds, else
+    the longest prefix that should, in whole MiB (in 64 KiB under 1 MiB; 0:
+    not even that). The seconds come from a hybrid round trip done on an
+    input before, else from `speeds` (compress and decompress KB/s,
+    measured on a GPU before) and HYBRID_STARTS for the processes' start."""
+    if estimate(case, done, 0) is not None:
+        fixed = estimate(case, done, 0)
+        per_byte = (estimate(case, done, 1 << 20) - fixed) / (1 << 20)
+    else:
+        squeeze, expand = (float(x) * 1024 for x in speeds.split(","))
+        fixed, per_byte = HYBRID_STARTS, 1 / squeeze + 1 / expand
+    fits = int((left - fixed) / max(per_byte, 1e-12))
+    if fits >= size:
+        return size
+    step = 1 << 20 if fits >= 1 << 20 else 1 << 16
+    return max(fits, 0) // step * step
+
+
+HYBRID_STARTS = 30.0  # seconds: two processes' start on a GPU machine (8-10 s each, measured)
 
 
 def estimate(case: Case, done: list[Case], size: int) -> float | None:
     """Seconds a round trip of `size` bytes with `case`'s settings should
-    take, from the same settings' round trip on another input."""
+    take, from the same settings' round trip on another input: its seconds
+    outside the loop as they were, its loop's (or, without one, all its
+    seconds) in proportion to the bytes."""
     for other in done:
         r = other.result
         if other.key == case.key and r.get("verdict") == "identical":
-            per_byte = (r["compress"]["seconds"] + r["decompress"]["seconds"]) / r["input_bytes"]
-            return per_byte * size
+            sides = (r["compress"], r["decompress"])
+            fixed = sum(side.get("outside_seconds", PROCESS_START) for side in sides)
+            scaled = sum(side["seconds"] for side in sides) - fixed
+            return fixed + max(scaled, 0.0) * size / r["input_bytes"]
     return None
+
+
+PROCESS_START = 1.0  # seconds a process of the statistics alone takes to start (measured: 0.9)
+
+
+def size_label(size: int) -> str:
+    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
 
 def write_reports(out: Path, record: dict) -> None:
@@ -317,15 +426,23 @@ def markdown(record: dict) -> str:
              f"{about.get('torch')} (CUDA {about.get('cuda')}), {record['date']}: "
              f"`{record['command']}`", "",
              "| case | input bytes | bytes | bits/byte | compress KB/s (loop) | "
-             "decompress KB/s (loop) | peak GPU MiB | peak RSS MiB | device idle c/d | "
-             "model blocked c/d | coders idle c/d | groups, coders | verdict |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+             "decompress KB/s (loop) | outside the loop s c/d (torch, CUDA) | peak GPU MiB | "
+             "peak RSS MiB | device idle c/d | model blocked c/d | coders idle c/d | "
+             "groups, coders | verdict |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in record["cases"]:
         sides = [r.get("compress", {}), r.get("decompress", {})]
 
         def speed(side):
             return f"{side['kb_s']:.1f} ({side['loop_kb_s']:.1f})" if "loop_kb_s" in side \
                 else ""
+
+        def outside(side):
+            if "outside_seconds" not in side:
+                return ""
+            timed = [f"{side[key]:.1f}" for key in ("torch_import_s", "cuda_start_s")
+                     if key in side]
+            return f"{side['outside_seconds']:.1f}" + (f" ({', '.join(timed)})" if timed else "")
 
         def share(key):
             return " / ".join(f"{100 * side[key]:.0f}%" for side in sides if key in side)
@@ -335,9 +452,11 @@ def markdown(record: dict) -> str:
 
         size = f"{r['bytes']:,} | {8 * r['bytes'] / r['input_bytes']:.3f}" if "bytes" in r \
             else " | "
-        coders = f"{r['groups']}, {sides[0].get('coder_workers', '')}" if "groups" in r else ""
+        coders = f"{r['groups']}, {sides[0].get('coder_workers', '')}" if r.get("groups") \
+            else ""
         lines.append(f"| {r['case']} | {r['input_bytes']:,} | {size} | {speed(sides[0])} | "
-                     f"{speed(sides[1])} | {peak('gpu_peak_allocated')} | {peak('peak_rss')} | "
+                     f"{speed(sides[1])} | {' / '.join(filter(None, map(outside, sides)))} | "
+                     f"{peak('gpu_peak_allocated')} | {peak('peak_rss')} | "
                      f"{share('device_idle_share')} | {share('blocked_share')} | "
                      f"{share('coder_idle_share')} | {coders} | {r['verdict']} |")
     lines.append("")
@@ -369,6 +488,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a file to round-trip (repeatable); the first sets the estimates")
     parser.add_argument("--text-size", default="16M",
                         help="bytes of this Python's own .py sources (0: none)")
+    parser.add_argument("--save-text", type=Path, default=None,
+                        help="also write the text made for --text-size to this file")
     parser.add_argument("--budget", type=float, default=480.0,
                         help="seconds; the run stops itself cleanly there")
     parser.add_argument("--presets", default="paper,balanced")
@@ -376,6 +497,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hybrid-level", default="max")
     parser.add_argument("--hybrid-preset", default=None, help="default: the level's network")
     parser.add_argument("--hybrid-batch", type=int, default=None)
+    parser.add_argument("--hybrid-size", default="auto",
+                        help="bytes of each input the hybrid codes: auto (all, or the longest "
+                             "whole MiB whose round trip fits what is left of --budget), 0 "
+                             "(all) or a size (4M)")
+    parser.add_argument("--hybrid-speed", default="18,13",
+                        help="compress,decompress KB/s that auto assumes for the hybrid before "
+                             "it ran on an input (an H200's, docs/results.md)")
+    parser.add_argument("--kinds", default="network,hybrid,statistics",
+                        help="which kinds of case run (statistics: level max's alone, on the "
+                             "same bytes as the others)")
     parser.add_argument("--groups", type=int, default=None,
                         help="fade's --groups for every case (default: fade's default)")
     parser.add_argument("--wheels", type=Path, default=None,
@@ -406,13 +537,13 @@ def main(argv: list[str] | None = None) -> int:
                   "cases": [], "refusals": [], "notes": []}
         print(f"gpu_check: {record['machine']}", flush=True)
         sources = [(path.name, path) for path in args.input]
-        from fade.cli.files import ByteSize  # fade's own size syntax (after --wheels)
-        size = 0 if args.text_size.strip() == "0" else \
-            ByteSize().convert(args.text_size, None, None)
+        size = 0 if args.text_size.strip() == "0" else parse_size(args.text_size)
         if size:
             text = python_sources(size)
             path = work / "python-sources.txt"
             path.write_bytes(text)
+            if args.save_text is not None:
+                args.save_text.write_bytes(text)
             label = f"pysrc-{len(text) >> 20}M" if len(text) >= 1 << 20 else \
                 f"pysrc-{len(text) >> 10}K"
             sources.append((label, path))
@@ -422,19 +553,25 @@ def main(argv: list[str] | None = None) -> int:
                 f"concatenated; sha256 {hashlib.sha256(text).hexdigest()[:16]}")
         paths = dict(sources)
         done: list[Case] = []
-        pending = cases_for(args, sources)
-        while pending:
-            # The first input's cases in order; then the cheapest estimate first.
-            first = [c for c in pending if c.source == sources[0][0]]
-            if not first:
-                pending.sort(key=lambda c: estimate(c, done, paths[c.source].stat().st_size)
-                             or float("inf"))
-            case = (first or pending)[0]
-            pending.remove(case)
+        for case in cases_for(args, sources):  # in cases_for's order
+            whole = paths[case.source].stat().st_size
+            if case.bytes_of is not None:  # statistics on the hybrid's prefix
+                of = case.bytes_of.result
+                if of.get("verdict") != "identical" or of["input_bytes"] >= whole:
+                    continue  # the hybrid did not run, or ran on the whole input
+                case.size = of["input_bytes"]
             if runner.stopped:
                 record["notes"].append(f"{case.name}: not run ({runner.stopped})")
                 continue
-            guess = estimate(case, done, paths[case.source].stat().st_size) \
+            if case.kind == "hybrid" and args.hybrid_size == "auto":
+                case.size = hybrid_size(case, done, whole, runner.left(), args.hybrid_speed)
+                if case.size == 0:
+                    record["notes"].append(f"{case.name}: skipped, not even 64 KiB fits in "
+                                           f"the {runner.left():.0f} s left")
+                    continue
+            if case.size is not None and case.size < whole:
+                case.name += f", first {size_label(case.size)}"
+            guess = estimate(case, done, min(whole, case.size or whole)) \
                 if case.source != sources[0][0] else None
             if guess is not None and guess > runner.left():
                 record["notes"].append(f"{case.name}: skipped, about {guess:.0f} s needed "

@@ -1,10 +1,14 @@
 """scripts/gpu_check.py on the CPU, with the tiny preset and a small slice,
 so that the script a GPU loan runs cannot rot: every case round-trips in
-fresh processes, the tables are written, a GPU archive is refused on the
-CPU in one line, and the time budget stops the run cleanly."""
+fresh processes in the order that keeps the most telling figures (the
+network, the hybrid on a prefix, the statistics alone on the same bytes),
+the time outside the coding loop is reported, the tables are written, a
+GPU archive is refused on the CPU in one line, and the time budget stops
+the run cleanly."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import subprocess
@@ -31,18 +35,31 @@ def run_check(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProces
 
 
 def test_every_case_round_trips_and_a_gpu_archive_is_refused(tmp_path):
-    done, record, table = run_check(tmp_path)
+    done, record, table = run_check(tmp_path, "--hybrid-size", "600")
     assert done.returncode == 0, done.stdout + done.stderr
     cases = record["cases"]
-    assert [c["case"] for c in cases] == ["alice-1k network tiny b8", "alice-1k hybrid max"]
-    for case in cases:
+    # the network first, then the hybrid (on the prefix asked for), then the
+    # statistics alone on the same bytes as each: the whole input, the prefix
+    assert [c["case"] for c in cases] == [
+        "alice-1k network tiny b8", "alice-1k hybrid max, first 600 bytes",
+        "alice-1k statistics max", "alice-1k statistics max, first 600 bytes"]
+    data = corpus_file("alice29.txt").read_bytes()[:1000]
+    sizes = [1000, 600, 1000, 600]
+    for case, size in zip(cases, sizes):
         assert case["verdict"] == "identical"
-        assert 0 < case["bytes"] < case["input_bytes"] == 1000
+        assert case["input_bytes"] == size
+        assert case["input_sha256"] == hashlib.sha256(data[:size]).hexdigest()
+        assert 0 < case["bytes"] < size
+        assert f"| {case['case']} | {size:,} | {case['bytes']:,} |" in table
+    for case in cases[:2]:
         for side in (case["compress"], case["decompress"]):
-            assert side["kb_s"] > 0 and side["steps"] == 125
+            assert side["kb_s"] > 0 and side["steps"] == -(-case["input_bytes"] // 8)
             for share in ("device_idle_share", "blocked_share", "coder_idle_share"):
                 assert 0 <= side[share] <= 1
-        assert f"| {case['case']} | 1,000 | {case['bytes']:,} |" in table
+            # the time outside the coding loop, and torch's import within it
+            assert 0 < side["torch_import_s"] < side["outside_seconds"] < side["seconds"]
+    for case in cases[2:]:  # no network: no loop profile, no torch
+        assert "torch_import_s" not in case["compress"] and "steps" not in case["compress"]
     # The hybrid codes smaller than the tiny network alone: its statistics ran.
     assert cases[1]["bytes"] < cases[0]["bytes"]
     [refusal] = record["refusals"]
@@ -57,6 +74,7 @@ def test_the_budget_stops_the_run_and_keeps_what_it_measured(tmp_path):
     [first] = record["cases"]
     assert first["verdict"] == "stopped at the budget"
     assert record["notes"] == ["alice-1k hybrid max: not run (stopped at the budget of 1 s)",
+                               "alice-1k statistics max: not run (stopped at the budget of 1 s)",
                                "no refusal check: no network archive was made"]
     assert "stopped at the budget" in table
 
