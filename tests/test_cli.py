@@ -30,11 +30,11 @@ def _leftovers(directory):
 # batch, size // 2048, would take 2048 on every slice): every kind of content
 # at CI cost, the network's computation included. The statistics alone
 # (level fast, method auto: the size floor where it wins) on each file's
-# first 64 KiB. Default batches are tested below, whole files are the
+# first 32 KiB. Default batches are tested below, whole files are the
 # benchmarks' job (scripts/bench.py).
 @pytest.mark.parametrize("args, slice_bytes", [
     (TINY + ("--level", "default", "--method", "fade", "--batch-size", "64"), 2 * 1024),
-    (("--level", "fast", "-q"), 64 * 1024)], ids=["hybrid", "fast"])
+    (("--level", "fast", "-q"), 32 * 1024)], ids=["hybrid", "fast"])
 def test_every_corpus_file_roundtrips_through_the_cli(tmp_path, args, slice_bytes):
     sources = corpus_files()
     assert len(sources) >= 24

@@ -87,8 +87,8 @@ def test_images_get_the_image_models_and_they_pay(tmp_path):
     fresh process."""
     for name in ("alice29.txt", "mapsdatazrh", "pydub-test4.wav"):
         assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "image"
-    photos = {"coins.pgm": corpus_file("coins.pgm").read_bytes()[:40_000],
-              "chelsea.ppm": corpus_file("chelsea.ppm").read_bytes()[:40_000],
+    photos = {"coins.pgm": corpus_file("coins.pgm").read_bytes()[:24_000],
+              "chelsea.ppm": corpus_file("chelsea.ppm").read_bytes()[:24_000],
               "coins.bmp": _coins_bmp(60)}
     for name, photo in photos.items():
         assert kinds.Screen.of(photo).kind == "image", name
@@ -194,9 +194,9 @@ def test_raw_pixels_get_the_pixel_models_and_they_pay(tmp_path):
     0.5% larger than the same image with its header; they decode in a fresh
     process. Forced on other bytes, a pixel model (the default's) codes them
     as other bytes after a one-pixel image."""
-    photo = _pixels("chelsea.ppm", 30)
+    photo = _pixels("chelsea.ppm", 20)
     assert kinds.Screen.of(photo).kind == "pixels"
-    headed = b"P6\n451 30\n255\n" + photo
+    headed = b"P6\n451 20\n255\n" + photo
     # (its colours pay as green and differences)
     archives = {}
     for level, margin in (("fast", 1.0), ("default", 0.92), ("max", 0.92)):
