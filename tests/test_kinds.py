@@ -565,8 +565,9 @@ def test_audio_gets_the_audio_models_and_they_pay(tmp_path):
     for name in ("alice29.txt", "mapsdatazrh", "edge/compressed_file"):
         assert kinds.Screen.of(corpus_file(name).read_bytes()[:60_000]).kind != "audio"
     for name in ("pydub-test4.wav", "pydub-test1.wav"):
-        recording = corpus_file(name).read_bytes()[:49_152]  # (pydub-test1's first 32 KiB
-        assert kinds.Screen.of(recording).kind == "audio"  # are too quiet to pay)
+        # (48 KiB: pydub-test1's first 32 KiB are too quiet for the audio models to pay)
+        recording = corpus_file(name).read_bytes()[:49_152]
+        assert kinds.Screen.of(recording).kind == "audio"
         _each_level_writes_its_model_and_it_pays(tmp_path, recording, "audio", "binary", 0.9)
 
 
