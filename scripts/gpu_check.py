@@ -563,10 +563,15 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases_for(args, sources):  # in cases_for's order
             whole = paths[case.source].stat().st_size
             if case.bytes_of is not None:  # statistics on the hybrid's prefix
-                of = case.bytes_of.result
-                if of.get("verdict") != "identical" or of["input_bytes"] >= whole:
-                    continue  # the hybrid did not run, or ran on the whole input
-                case.size = of["input_bytes"]
+                of = case.bytes_of
+                if of.result:  # the hybrid ran here: the bytes it coded
+                    size = of.result["input_bytes"] if of.result.get("verdict") == \
+                        "identical" else None
+                else:  # not here (--kinds): the prefix as --hybrid-size gives it
+                    size = of.size
+                if size is None or size >= whole:
+                    continue  # no prefix: the whole input's case stands for it
+                case.size = size
             if runner.stopped:
                 record["notes"].append(f"{case.name}: not run ({runner.stopped})")
                 continue

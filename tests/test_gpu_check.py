@@ -79,6 +79,18 @@ def test_the_budget_stops_the_run_and_keeps_what_it_measured(tmp_path):
     assert "stopped at the budget" in table
 
 
+def test_a_cpu_run_makes_the_statistics_rows_of_a_gpu_runs_prefix(tmp_path):
+    """--kinds statistics with the prefix a GPU run's hybrid coded: the
+    statistics alone on the whole input and on that prefix, nothing else."""
+    done, record, _ = run_check(tmp_path, "--kinds", "statistics", "--hybrid-size", "600")
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = corpus_file("alice29.txt").read_bytes()[:1000]
+    assert [(c["case"], c["input_sha256"], c["verdict"]) for c in record["cases"]] == [
+        ("alice-1k statistics max", hashlib.sha256(data).hexdigest(), "identical"),
+        ("alice-1k statistics max, first 600 bytes", hashlib.sha256(data[:600]).hexdigest(),
+         "identical")]
+
+
 def test_the_large_text_is_this_pythons_sources_in_path_order():
     spec = importlib.util.spec_from_file_location("gpu_check", SCRIPT)
     gpu_check = sys.modules["gpu_check"] = importlib.util.module_from_spec(spec)
