@@ -12,6 +12,8 @@ codecs of those libraries.
 It never imports click or tqdm; progress is reported through a callback.
 """
 
+import importlib as _importlib
+import importlib.util as _importlib_util
 import sys as _sys
 
 from fade import environment  # first: before anything imports torch
@@ -19,28 +21,46 @@ from fade import environment  # first: before anything imports torch
 environment.apply()
 
 from fade.version import __version__  # noqa: E402
-
-from fade.config import PRESETS, ModelConfig, default_batch_size  # noqa: E402
-from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError, FormatError  # noqa: E402
-from fade.format.headers import CompactHeader, Header  # noqa: E402
-from fade.frames import compress_stream, read_header  # noqa: E402
-from fade.single import Settings, compress  # noqa: E402
-from fade.members import decompress, decompress_stream  # noqa: E402  (one after another, too)
-from fade.api import FadeFile, open  # noqa: E402
-from fade.incremental import FadeCompressor, FadeDecompressor  # noqa: E402
-from fade import tarballs  # noqa: E402
+from fade import tarballs  # noqa: E402  (os and shutil only)
 
 tarballs.register()  # shutil.make_archive(base, "fadetar", root), unpack_archive("x.tar.fade")
 if "fsspec" in _sys.modules:  # fsspec.open(..., compression="fade"); otherwise import fade.fsspec
     import fade.fsspec  # noqa: E402, F401
 
-__all__ = [
-    "__version__",
-    "ChecksumMismatchError", "CompactHeader", "CorruptArchiveError", "FadeCompressor",
-    "FadeDecompressor", "FadeError", "FadeFile", "FormatError", "Header", "ModelConfig",
-    "PRESETS", "Settings", "compress", "compress_stream", "decompress", "decompress_stream",
-    "default_batch_size", "open", "read_header",
-]
+# The library's names, each imported from its module when first used (PEP
+# 562): `import fade` costs no more than Python's start and these lines (no
+# numpy, no numba, no torch), and a name costs what its module needs.
+_NAMES = {
+    "PRESETS": "fade.config", "ModelConfig": "fade.config",
+    "default_batch_size": "fade.config",
+    "ChecksumMismatchError": "fade.errors", "CorruptArchiveError": "fade.errors",
+    "FadeError": "fade.errors", "FormatError": "fade.errors",
+    "CompactHeader": "fade.format.headers", "Header": "fade.format.headers",
+    "compress_stream": "fade.frames", "read_header": "fade.frames",
+    "Settings": "fade.single", "compress": "fade.single",
+    "decompress": "fade.members", "decompress_stream": "fade.members",  # (one after another, too)
+    "FadeFile": "fade.api", "open": "fade.api",
+    "FadeCompressor": "fade.incremental", "FadeDecompressor": "fade.incremental",
+}
+
+__all__ = ["__version__", *sorted(_NAMES)]
+
+
+def __getattr__(name: str):
+    """A library name from its module, or one of fade's modules (`fade.kinds`
+    after `import fade`, as when the package imported them all)."""
+    if name in _NAMES:
+        value = getattr(_importlib.import_module(_NAMES[name]), name)
+    elif not name.startswith("__") and _importlib_util.find_spec(f"fade.{name}") is not None:
+        value = _importlib.import_module(f"fade.{name}")
+    else:
+        raise AttributeError(f"module 'fade' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_NAMES))
 
 
 def _cli_from_source_checkout() -> None:

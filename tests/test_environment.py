@@ -128,3 +128,34 @@ def test_torch_loads_only_where_a_network_runs(tmp_path):
     assert _loads_torch(tmp_path, ["compress", "-q", "-f", "--preset", "tiny", "--batch-size",
                                    "64", "--method", "fade", "t"],
                         ["decompress", "-q", "-f", "t.fade"])
+
+
+def test_import_fade_loads_a_name_only_where_it_is_used(tmp_path):
+    """`import fade` loads none of numpy, numba and torch (it costs a third
+    of numpy's import); each library name loads its module on first use,
+    fade's modules are its attributes as before, and a name it lacks is an
+    AttributeError."""
+    code = """
+import sys
+import fade
+heavy = [name for name in ("numpy", "numba", "torch") if name in sys.modules]
+assert heavy == [], heavy
+assert "fade.single" not in sys.modules
+assert fade.compress.__module__ == "fade.single" and "numpy" in sys.modules
+assert fade.kinds.Screen is sys.modules["fade.kinds"].Screen
+assert set(fade.__all__) <= set(dir(fade))
+try:
+    fade.no_such_name
+except AttributeError as error:
+    assert "no_such_name" in str(error)
+else:
+    raise AssertionError("fade.no_such_name did not fail")
+from fade import decompress, FadeFile
+assert decompress(fade.compress(b"abc" * 50, method="xz")) == b"abc" * 50
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                            env=fade_env({"PYTHONPATH": str(REPO)}), capture_output=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().split()[-1] == "ok"
