@@ -51,7 +51,8 @@ def __getattr__(name: str):
     after `import fade`, as when the package imported them all)."""
     if name in _NAMES:
         value = getattr(_importlib.import_module(_NAMES[name]), name)
-    elif not name.startswith("__") and _importlib_util.find_spec(f"fade.{name}") is not None:
+    elif name.isidentifier() and not name.startswith("__") and \
+            _importlib_util.find_spec(f"fade.{name}") is not None:
         value = _importlib.import_module(f"fade.{name}")
     else:
         raise AttributeError(f"module 'fade' has no attribute {name!r}")

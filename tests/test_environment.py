@@ -144,12 +144,13 @@ assert "fade.single" not in sys.modules
 assert fade.compress.__module__ == "fade.single" and "numpy" in sys.modules
 assert fade.kinds.Screen is sys.modules["fade.kinds"].Screen
 assert set(fade.__all__) <= set(dir(fade))
-try:
-    fade.no_such_name
-except AttributeError as error:
-    assert "no_such_name" in str(error)
-else:
-    raise AssertionError("fade.no_such_name did not fail")
+for missing in ("no_such_name", "no.such.module"):
+    try:
+        getattr(fade, missing)
+    except AttributeError as error:
+        assert missing in str(error)
+    else:
+        raise AssertionError(f"fade.{missing} did not fail")
 from fade import decompress, FadeFile
 assert decompress(fade.compress(b"abc" * 50, method="xz")) == b"abc" * 50
 print("ok")
