@@ -12,8 +12,8 @@ LLVM's --target CPU ("host", or "" for pycc's generic x86-64), in a
 temporary folder; then, each in a fresh process: imports the module alone
 (with numpy: is numba loaded?), and codes FILE in file order with
 fade.statistics.encode_file, once with the module's entry points and once
-with numba's (from its cache, after a first call), the two alternating,
-best of --rounds each, and checks that both streams are the same bytes.
+with numba's (from its cache, after a first call), the two alternating
+--rounds times, and checks that both streams are the same bytes.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's fade
 
-# A child: code FILE with the level's model for the kind, the entry points
-# from the module named (or numba's: "-"); print seconds and a digest.
+# A child: code FILE once with the level's model for the kind, the entry
+# points from the module named (or numba's: "-"), after a first call that
+# loads them; print the seconds, the stream's size and its digest.
 CHILD = r"""
 import hashlib, importlib, sys, time
-folder, name, path, level, kind, rounds = sys.argv[1:7]
+folder, name, path, level, kind = sys.argv[1:6]
 sys.path.insert(0, folder)
 from fade import statistics
 from fade.config import LEVELS
@@ -43,12 +44,9 @@ if name != "-":
 data = open(path, "rb").read()
 config = LEVELS[level].statistics.for_kind(kind).sized(len(data))
 statistics.encode_file(data[:100], config)
-best = float("inf")
-for _ in range(int(rounds)):
-    began = time.perf_counter()
-    stream = statistics.encode_file(data, config)
-    best = min(best, time.perf_counter() - began)
-print(best, len(stream), hashlib.sha256(stream).hexdigest())
+began = time.perf_counter()
+stream = statistics.encode_file(data, config)
+print(time.perf_counter() - began, len(stream), hashlib.sha256(stream).hexdigest())
 """
 
 IMPORT = r"""
@@ -114,10 +112,10 @@ def main() -> int:
         for _ in range(args.rounds):
             for way, module in (("module", name), ("numba", "-")):
                 done = subprocess.run([sys.executable, "-c", CHILD, str(folder), module,
-                                       args.file, args.level, args.kind, "1"],
+                                       args.file, args.level, args.kind],
                                       capture_output=True, text=True, check=True, cwd=ROOT)
-                best, size, digest = done.stdout.split()
-                results[way].append((float(best), int(size), digest))
+                seconds, size, digest = done.stdout.split()
+                results[way].append((float(seconds), int(size), digest))
         for way, runs in results.items():
             times = sorted(run[0] for run in runs)
             print(f"{way:7} {Path(args.file).name} at {args.level} ({args.kind}): "

@@ -351,8 +351,8 @@ def cases_for(args, sources: list[tuple[str, Path]]) -> list[Case]:
         group = [case for case in networks[:1] + hybrids + networks[1:] if case.kind in kinds]
         if "statistics" in kinds:
             # on the whole input, and on the hybrid's prefix (its size decided
-            # when the hybrid runs, where --hybrid-size is auto)
-            for of in [None, hybrids[0]] if args.hybrid_size != "0" else [None]:
+            # when the hybrid runs, where --hybrid-size is auto; none: skipped then)
+            for of in (None, hybrids[0]):
                 case = Case(f"{label} statistics {args.hybrid_level}", label, "statistics",
                             ["--level", args.hybrid_level, "--method", "statistics"],
                             "statistics", bytes_of=of)
@@ -373,9 +373,9 @@ def hybrid_size(case: Case, done: list[Case], size: int, left: float, speeds: st
     not even that). The seconds come from a hybrid round trip done on an
     input before, else from `speeds` (compress and decompress KB/s,
     measured on a GPU before) and HYBRID_STARTS for the processes' start."""
-    if estimate(case, done, 0) is not None:
-        fixed = estimate(case, done, 0)
-        per_byte = (estimate(case, done, 1 << 20) - fixed) / (1 << 20)
+    cost = round_trip_cost(case, done)
+    if cost is not None:
+        fixed, per_byte = cost
     else:
         squeeze, expand = (float(x) * 1024 for x in speeds.split(","))
         fixed, per_byte = HYBRID_STARTS, 1 / squeeze + 1 / expand
@@ -386,22 +386,29 @@ def hybrid_size(case: Case, done: list[Case], size: int, left: float, speeds: st
     return max(fits, 0) // step * step
 
 
+KINDS = ("network", "hybrid", "statistics")  # the kinds of case, in --kinds
 HYBRID_STARTS = 30.0  # seconds: two processes' start on a GPU machine (8-10 s each, measured)
 
 
-def estimate(case: Case, done: list[Case], size: int) -> float | None:
-    """Seconds a round trip of `size` bytes with `case`'s settings should
-    take, from the same settings' round trip on another input: its seconds
-    outside the loop as they were, its loop's (or, without one, all its
-    seconds) in proportion to the bytes."""
+def round_trip_cost(case: Case, done: list[Case]) -> tuple[float, float] | None:
+    """(fixed seconds, seconds a byte) of a round trip with `case`'s settings,
+    from the same settings' round trip on another input: its seconds outside
+    the loop as they were, its loop's (or, without one, all its seconds) in
+    proportion to the bytes."""
     for other in done:
         r = other.result
         if other.key == case.key and r.get("verdict") == "identical":
             sides = (r["compress"], r["decompress"])
             fixed = sum(side.get("outside_seconds", PROCESS_START) for side in sides)
             scaled = sum(side["seconds"] for side in sides) - fixed
-            return fixed + max(scaled, 0.0) * size / r["input_bytes"]
+            return fixed, max(scaled, 0.0) / r["input_bytes"]
     return None
+
+
+def estimate(case: Case, done: list[Case], size: int) -> float | None:
+    """Seconds a round trip of `size` bytes with `case`'s settings should take."""
+    cost = round_trip_cost(case, done)
+    return None if cost is None else cost[0] + cost[1] * size
 
 
 PROCESS_START = 1.0  # seconds a process of the statistics alone takes to start (measured: 0.9)
@@ -507,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hybrid-speed", default="18,13",
                         help="compress,decompress KB/s that auto assumes for the hybrid before "
                              "it ran on an input (an H200's, docs/results.md)")
-    parser.add_argument("--kinds", default="network,hybrid,statistics",
+    parser.add_argument("--kinds", default=",".join(KINDS),
                         help="which kinds of case run (statistics: level max's alone, on the "
                              "same bytes as the others)")
     parser.add_argument("--groups", type=int, default=None,
@@ -516,10 +523,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="install these wheels (fade, constriction) first, offline")
     parser.add_argument("--work", type=Path, default=None, help="default: a temporary folder")
     args = parser.parse_args(argv)
-    unknown = set(args.kinds.split(",")) - {"network", "hybrid", "statistics"}
+    unknown = set(args.kinds.split(",")) - set(KINDS)
     if unknown:
-        parser.error(f"--kinds: unknown {', '.join(sorted(unknown))} "
-                     f"(network, hybrid, statistics)")
+        parser.error(f"--kinds: unknown {', '.join(sorted(unknown))} ({', '.join(KINDS)})")
     began = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="gpu_check-", dir=args.work)).resolve()
