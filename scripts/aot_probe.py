@@ -5,11 +5,9 @@ time (issue 76), measured.
     python scripts/aot_probe.py [--level default] [--kind text] [--target host] \
         [--rounds 3] FILE
 
-Builds an extension module of the model's composition (its entry points,
-fade.statistics.compose: begin_streams, begin_image, encode_range,
-decode_range, code_step, typed with this machine's Tables) with pycc for
-LLVM's --target CPU ("host", or "" for pycc's generic x86-64), in a
-temporary folder; then, each in a fresh process: imports the module alone
+Builds the extension module of the model's composition as an install does
+(fade.statistics.ahead) for LLVM's --target CPU ("host", or "" for pycc's
+generic x86-64), in a temporary folder; then, each in a fresh process: imports the module alone
 (with numpy: is numba loaded?), and codes FILE in file order with
 fade.statistics.encode_file, once with the module's entry points and once
 with numba's (from its cache, after a first call), the two alternating
@@ -37,10 +35,8 @@ folder, name, path, level, kind = sys.argv[1:6]
 sys.path.insert(0, folder)
 from fade import statistics
 from fade.config import LEVELS
-from fade.statistics import coding
-if name != "-":
-    module = importlib.import_module(name)
-    coding.predictor_for = lambda parts: module
+from fade.statistics import compose
+compose._compiled = lambda composition: (None if name == "-" else importlib.import_module(name))
 data = open(path, "rb").read()
 config = LEVELS[level].statistics.for_kind(kind).sized(len(data))
 statistics.encode_file(data[:100], config)
@@ -59,34 +55,18 @@ print(time.perf_counter() - began, "numba" in sys.modules)
 """
 
 
-def build(folder: Path, name: str, level: str, kind: str, target: str) -> float:
-    """Seconds pycc took to write `name` (an extension module) into `folder`."""
-    import numba
-    from numba.pycc import CC
+def build(folder: Path, level: str, kind: str, target: str) -> tuple[str, float]:
+    """The name of the module fade.statistics.ahead writes into `folder` for
+    the level's model for the kind, and the seconds it took."""
     from fade.config import LEVELS
-    from fade.statistics.coding import Tables
-    from fade.statistics.compose import predictor_for
+    from fade.statistics.ahead import build as build_module
+    from fade.statistics.compose import composition_of
     from fade.statistics.models import MODEL_PARTS
 
-    config = LEVELS[level].statistics.for_kind(kind).sized(1000)
-    code = predictor_for(MODEL_PARTS[config.model])
-    table = numba.typeof(Tables.build(config, 1, 1000))
-    t = numba.types
-    u8, i64 = t.Array(t.uint8, 1, "C"), t.int64
-    counts = t.Array(i64, 1, "C")
-    cc = CC(name)
-    cc.output_dir = str(folder)
-    cc.target_cpu = target
-    signatures = {"begin_streams": t.void(table, counts, counts),
-                  "begin_image": t.void(table, i64, i64, i64, i64, i64, i64),
-                  "encode_range": i64(table, u8, i64, i64, u8),
-                  "decode_range": i64(table, u8, u8, i64, i64),
-                  "code_step": i64(table, u8, u8, t.Array(i64, 2, "C"), i64, t.boolean)}
-    for entry, signature in signatures.items():
-        cc.export(entry, signature)(getattr(code, entry).py_func)
+    model = LEVELS[level].statistics.for_kind(kind).model
     began = time.perf_counter()
-    cc.compile()
-    return time.perf_counter() - began
+    path = build_module(folder, composition_of(MODEL_PARTS[model]), model, target)
+    return path.name.split(".")[0], time.perf_counter() - began
 
 
 def main() -> int:
@@ -99,8 +79,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fade-aot-") as temporary:
         folder = Path(temporary)
-        name = f"fade_aot_{args.level}_{args.kind}".replace("-", "_")
-        seconds = build(folder, name, args.level, args.kind, args.target)
+        name, seconds = build(folder, args.level, args.kind, args.target)
         built = next(folder.glob(f"{name}*.so"))
         print(f"built {built.name}: {built.stat().st_size:,} bytes in {seconds:.1f} s "
               f"(target {args.target or 'generic'})")

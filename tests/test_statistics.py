@@ -470,7 +470,9 @@ def test_the_stale_cache_check_looks_where_numba_caches(tmp_path, where):
 
 
 def test_a_process_compiles_only_the_parts_its_models_have(tmp_path):
-    """Each model is compiled for its own parts (fade.statistics.compose): in
+    """Each model is compiled for its own parts (fade.statistics.compose)
+    where numba compiles at run time (an edited checkout, a measured model:
+    no module compiled at install is taken here): in
     a fresh process with numba's cache empty, coding a text with fast's model
     compiles one composition and none of the x86, image or DNA functions;
     coding machine code after it compiles a second composition and x86's
@@ -483,8 +485,9 @@ import json
 import sys
 from numba.core.registry import CPUDispatcher
 from fade.config import StatisticsConfig
-from fade.statistics import dna, image, x86
+from fade.statistics import compose, dna, image, x86
 from fade.statistics.coding import decode_file, encode_file
+compose._compiled = lambda composition: None
 from fade.statistics.models import LEVEL_MODELS
 
 def compiled():
@@ -514,6 +517,8 @@ for kind in ("text", "x86"):
     assert machine[:2] == ["x86", 2] and "x86_contexts" in machine[2]["x86"]
     assert machine[2]["image"] == machine[2]["dna"] == []
     again = ("from fade.config import StatisticsConfig\n"
+             "from fade.statistics import compose\n"
+             "compose._compiled = lambda composition: None\n"
              "from fade.statistics.coding import decode_file\n"
              "from fade.statistics.models import LEVEL_MODELS\n"
              "config = StatisticsConfig(table_bits=14, match_bits=12,"

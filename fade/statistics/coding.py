@@ -33,7 +33,7 @@ import numpy as np
 
 from fade.config import StatisticsConfig
 from fade.errors import CorruptArchiveError
-from fade.statistics.coder import CHECK_FIRST, flush, start_decoder
+from fade.statistics.coder import CHECK_FIRST
 from fade.statistics.histories import prior as state_prior
 from fade.statistics.kernels import SQUASH, STRETCH  # noqa: F401 (STRETCH: fade.statistics')
 from fade.statistics.models import MODEL_PARTS
@@ -197,7 +197,7 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
         if progress is not None and (end % CHUNK == 0 or end == len(data)):
             progress(end, 8 * int(tables.coder[C_POS]))
         begin = end
-    flush(tables.coder, out)
+    code.flush(tables.coder, out)
     size = tables.coder[C_POS]
     return (None if size > out.shape[0] else out[:size].tobytes()), bits
 
@@ -224,7 +224,7 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     code.begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([size + made], dtype=np.int64))
     out = np.zeros(size + made, dtype=np.uint8)
     payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
-    start_decoder(tables.coder, payload)
+    code.start_decoder(tables.coder, payload)
     first = 0
     if parts & F_IMAGE:
         first = _decode_head(code, tables, payload, out[:size + made])
@@ -358,7 +358,7 @@ class Statistics:
             self._stream = np.zeros(1 << 16, dtype=np.uint8)
         else:
             self._stream = np.frombuffer(payload, dtype=np.uint8).copy()
-            start_decoder(self._coder, self._stream)
+            self._code.start_decoder(self._coder, self._stream)
         self._empty = np.zeros((1, 0), dtype=np.int64)
 
     def encode(self, symbols: np.ndarray, probabilities: np.ndarray | None) -> None:
@@ -394,5 +394,5 @@ class Statistics:
 
     def finish(self) -> bytes:
         """The encoded stream, complete."""
-        flush(self._coder, self._stream)
+        self._code.flush(self._coder, self._stream)
         return self._stream[:self._coder[C_POS]].tobytes()

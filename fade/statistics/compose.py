@@ -14,11 +14,22 @@ functions that it calls take the model's whole parts at run time and are
 shared by all compositions, each compiled once. numba caches each
 composition in files of its own (predictor._jit names them);
 kernels.drop_stale_caches clears them all when a source changes.
+
+An install compiles each composition of the table's models ahead of time
+(fade.statistics.ahead, run by setup.py) into an extension module of
+fade.statistics.compiled, named by `compiled_name`: `predictor_for` takes
+that module where one was built from these very sources for a CPU with
+this one's features, without loading numba, and compiles with numba
+otherwise.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib
 import importlib.util
+import platform
 import re
 import sys
 import threading
@@ -31,21 +42,79 @@ _SOURCE = Path(__file__).with_name("predictor.py")
 TESTED = 0
 for _name in set(re.findall(r"\bF_[A-Z0-9]+\b", _SOURCE.read_text())):
     TESTED |= getattr(_parts, _name)
-_LOADED: dict[int, ModuleType] = {}
+_LOADED: dict[tuple[int, bool], ModuleType] = {}
 _LOCK = threading.Lock()
 
 
-def predictor_for(parts: int) -> ModuleType:
+def composition_of(parts: int) -> int:
+    """The composition a model with `parts` is compiled as."""
+    return parts & TESTED
+
+
+@functools.cache
+def source_digest() -> str:
+    """A digest of the statistics' sources (every .py file of this package
+    and its subpackages, by name and bytes): what compiled code depends on."""
+    digest = hashlib.sha256()
+    package = _SOURCE.parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def cpu_digest() -> str | None:
+    """A digest of this CPU's kind and features (the first processor's
+    flags in /proc/cpuinfo): code compiled for one runs on any other with
+    the same; None where they cannot be read."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.split(":")[0].strip() in ("flags", "Features"):
+                    features = " ".join(sorted(line.split(":", 1)[1].split()))
+                    text = f"{platform.machine()} {features}"
+                    return hashlib.sha256(text.encode()).hexdigest()
+    except OSError:
+        pass
+    return None
+
+
+def compiled_name(composition: int) -> str | None:
+    """The name (in fade.statistics.compiled) of the extension module of
+    `composition` compiled ahead of time from these sources for this CPU;
+    None where this CPU's features are unknown (nothing is built for it)."""
+    cpu = cpu_digest()
+    if cpu is None:
+        return None
+    return f"p{composition:x}_{source_digest()[:12]}_{cpu[:8]}"
+
+
+def _compiled(composition: int) -> ModuleType | None:
+    """The module built ahead of time for `composition`, if there is one."""
+    name = compiled_name(composition)
+    if name is None:
+        return None
+    try:
+        return importlib.import_module(f"fade.statistics.compiled.{name}")
+    except ImportError:  # (not built: an edited checkout, another CPU, a measured model)
+        return None
+
+
+def predictor_for(parts: int, ahead: bool = True) -> ModuleType:
     """fade.statistics.predictor compiled for `parts` (a model's, from
     fade.statistics.models): its `encode_range`, `decode_range`,
-    `code_step`, `begin_streams` and `begin_image`, each compiled on its
-    first call or loaded from numba's cache."""
-    composition = parts & TESTED
-    module = _LOADED.get(composition)
+    `code_step`, `begin_streams` and `begin_image`, and the coder's
+    `start_decoder` and `flush`: the module compiled at install, else (or
+    without `ahead`: the predictor's every function, for a test to call)
+    each compiled by numba on its first call or loaded from numba's cache."""
+    composition = composition_of(parts)
+    module = _LOADED.get((composition, ahead))
     if module is not None:
         return module
     with _LOCK:  # (the lockstep's threads may ask at once)
-        module = _LOADED.get(composition)
+        module = _LOADED.get((composition, ahead))
+        if module is None:
+            module = (ahead and _compiled(composition)) or _LOADED.get((composition, False))
         if module is None:
             name = f"fade.statistics.predictor_{composition:x}"
             spec = importlib.util.spec_from_file_location(name, _SOURCE)
@@ -53,5 +122,6 @@ def predictor_for(parts: int) -> ModuleType:
             module.PARTS = composition
             sys.modules[name] = module  # numba finds a function's module by its name
             spec.loader.exec_module(module)
-            _LOADED[composition] = module
+            _LOADED[composition, False] = module
+        _LOADED[composition, ahead] = module
     return module

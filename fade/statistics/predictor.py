@@ -28,7 +28,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.coder import code_bit, code_check
+from fade.statistics.coder import code_bit, code_check, flush, start_decoder  # noqa: F401
 from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general_contexts,
                                       note_byte, note_followers, second_nibble)
 from fade.statistics.kernels import (

@@ -1,0 +1,139 @@
+"""Each composition compiled ahead of time, at install: no compile when a
+user first codes, and no numba loaded to code.
+
+    python -m fade.statistics.ahead FOLDER [--jobs N] [--target CPU]
+
+writes into FOLDER one extension module per composition of the table's
+models (fade.statistics.compose: a model's parts that the predictor
+tests), each holding the composition's entry points (`begin_streams`,
+`begin_image`, `encode_range`, `decode_range`, `code_step`) and the coder's
+`start_decoder` and `flush`, typed as fade.statistics.coding passes them
+(the Tables of C-contiguous arrays that `Tables.build` makes). setup.py runs
+it as the build's extension step, into fade/statistics/compiled/; numba's
+ahead-of-time compiler (numba.pycc) does the work, with the options each
+function has at run time (the GIL released, numba's reference counts
+where the function allocates), so the machine code is the one numba's
+compiler at run time makes: the same streams and the same speed
+(docs/results.md, "No compile at run time").
+
+Each module is named for its composition, a digest of the package's
+sources and a digest of the CPU's features (compose.compiled_name): built
+for this CPU ("host"), it is used only where the sources are the ones it
+was built from and the CPU has the same features; elsewhere (an edited
+checkout, another machine, a model being measured) numba compiles at run
+time as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from fade.statistics.compose import compiled_name, composition_of
+
+
+def compositions() -> dict[int, int]:
+    """Each composition of a model fade codes with (the table's, the race's
+    band models, the candidates), and the first model that has it."""
+    from fade.statistics.models import MODEL_PARTS
+
+    first: dict[int, int] = {}
+    for model, parts in enumerate(MODEL_PARTS):
+        first.setdefault(composition_of(parts), model)
+    return first
+
+
+def build(folder: Path, composition: int, model: int, target: str = "host") -> Path:
+    """Write the extension module of `composition` (typed with `model`'s
+    Tables) into `folder`; its path."""
+    import numba
+    from numba.pycc import CC, compiler
+
+    from fade.config import StatisticsConfig
+    from fade.statistics import coder
+    from fade.statistics.coding import Tables
+    from fade.statistics.compose import predictor_for
+    from fade.statistics.models import MODEL_PARTS
+
+    code = predictor_for(MODEL_PARTS[model], ahead=False)  # (numba's, to compile again)
+    tables = Tables.build(StatisticsConfig(model=model).sized(1000), 1, 1000)
+    t = numba.types
+    table, u8, i64 = numba.typeof(tables), t.Array(t.uint8, 1, "C"), t.int64
+    ints, coder_fields = t.Array(i64, 1, "C"), numba.typeof(tables.coder)
+    entries = {
+        "begin_streams": (code.begin_streams, t.void(table, ints, ints)),
+        "begin_image": (code.begin_image, t.void(table, i64, i64, i64, i64, i64, i64)),
+        "encode_range": (code.encode_range, i64(table, u8, i64, i64, u8)),
+        "decode_range": (code.decode_range, i64(table, u8, u8, i64, i64)),
+        "code_step": (code.code_step, i64(table, u8, u8, t.Array(i64, 2, "C"), i64, t.boolean)),
+        "start_decoder": (coder.start_decoder, t.void(coder_fields, u8)),
+        "flush": (coder.flush, t.void(coder_fields, u8)),
+    }
+    name = compiled_name(composition)
+    cc = CC(name)
+    cc.output_dir = str(folder)
+    cc.target_cpu = target
+    options = {}
+    for entry, (function, signature) in entries.items():
+        cc.export(entry, signature)(function.py_func)
+        options[function.py_func] = function.targetoptions
+    # pycc compiles every export with one set of flags, holding the GIL and
+    # counting references; each function here keeps its run-time options.
+    plain = compiler.compile_extra
+
+    def as_at_run_time(typing, target_context, function, *args, **kwargs):
+        flags = args[2] if len(args) > 2 else kwargs["flags"]
+        own = options.get(function)
+        if own is not None:
+            flags = flags.copy()
+            flags.release_gil = own.get("nogil", False)
+            flags.nrt = own.get("_nrt", True)
+            flags.boundscheck = own.get("boundscheck", None)
+            if len(args) > 2:
+                args = (*args[:2], flags, *args[3:])
+            else:
+                kwargs["flags"] = flags
+        return plain(typing, target_context, function, *args, **kwargs)
+
+    compiler.compile_extra = as_at_run_time
+    try:
+        cc.compile()
+    finally:
+        compiler.compile_extra = plain
+    return next(folder.glob(f"{name}.*"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--target", default="host", help="LLVM's CPU name")
+    parser.add_argument("--only", type=int, help=argparse.SUPPRESS)  # one, in this process
+    args = parser.parse_args(argv)
+    args.folder.mkdir(parents=True, exist_ok=True)
+    table = compositions()
+    if args.only is not None:
+        build(args.folder, args.only, table[args.only], args.target)
+        return 0
+    print(f"fade: compiling the statistics' {len(table)} models for this CPU, "
+          f"{args.jobs} at a time", file=sys.stderr)
+    began = time.perf_counter()
+
+    # A process each: a fresh one forgets each composition once it is written.
+    def one(composition: int) -> None:
+        subprocess.run([sys.executable, "-m", "fade.statistics.ahead", str(args.folder),
+                        "--target", args.target, "--only", str(composition)], check=True)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        list(pool.map(one, table))
+    print(f"fade: compiled in {time.perf_counter() - began:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The statistics' models compiled at install (fade.statistics.ahead): the
+install built one for every composition fade codes with, each codes the
+streams numba's compiler at run time makes, and a module built from other
+sources or for another CPU is never taken."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import corpus_file
+from fade.config import StatisticsConfig
+from fade.statistics import compose
+from fade.statistics.ahead import compositions
+from fade.statistics.coding import Statistics, decode_file, encode_file
+
+
+def test_the_install_compiled_every_composition_for_this_machine():
+    """Every model fade codes with (the table's, the race's band, the
+    candidates) has its module, so no user's first compress compiles; a
+    checkout whose statistics were edited since its install fails here
+    until `pip install -e .` compiles them again."""
+    assert compose.cpu_digest() is not None, "this machine's CPU features were not read"
+    missing = [f"{composition:x}" for composition in compositions()
+               if compose._compiled(composition) is None]
+    assert not missing, (f"no module compiled at install for the compositions {missing}: "
+                         "`pip install -e .` compiles them for these sources")
+
+
+def test_a_process_that_codes_loads_no_compiled_code_of_numba():
+    """A fresh process compresses and decompresses with the modules alone:
+    numba compiles nothing and loads nothing from its cache for the model."""
+    child = r"""
+import sys
+from numba.core import dispatcher
+loaded, compile = [], dispatcher.Dispatcher._compile_for_args
+def noted(self, *args, **kwargs):
+    loaded.append(self.__name__)
+    return compile(self, *args, **kwargs)
+dispatcher.Dispatcher._compile_for_args = noted
+from fade.config import StatisticsConfig
+from fade.statistics.coding import decode_file, encode_file
+data = open(sys.argv[1], "rb").read()[:3000]
+config = StatisticsConfig(model=4).sized(len(data))
+assert decode_file(encode_file(data, config), len(data), config) == data
+print(loaded)
+"""
+    done = subprocess.run([sys.executable, "-c", child, str(corpus_file("alice29.txt"))],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_compiled_module_codes_what_numba_compiles(monkeypatch):
+    """Model 0's module and numba's run-time code write the same stream, in
+    file order and in lockstep (two sub-streams), and each decodes the
+    other's."""
+    data = corpus_file("alice29.txt").read_bytes()[:20_000]
+    config = StatisticsConfig(model=0).sized(len(data))
+    lengths = np.array([12_000, 8_000])
+
+    def coded() -> tuple[bytes, bytes]:
+        compose._LOADED.clear()
+        whole = encode_file(data, config)
+        lockstep = Statistics(config, lengths)
+        source = np.frombuffer(data, dtype=np.uint8)
+        for step in range(lengths.max()):
+            active = int((lengths > step).sum())
+            lockstep.encode(source[[step, 12_000 + step][:active]], None)
+        return whole, lockstep.finish()
+
+    built = coded()
+    assert type(compose.predictor_for(0).encode_range).__name__ == "builtin_function_or_method"
+    monkeypatch.setattr(compose, "_compiled", lambda composition: None)
+    by_numba = coded()
+    assert type(compose.predictor_for(0).encode_range).__name__ == "CPUDispatcher"
+    assert built == by_numba
+    assert decode_file(built[0], len(data), config) == data
+    monkeypatch.undo()
+    compose._LOADED.clear()
+    assert decode_file(by_numba[0], len(data), config) == data
+    compose._LOADED.clear()
+
+
+@pytest.mark.parametrize("digest", ["source_digest", "cpu_digest"])
+def test_a_module_built_from_other_sources_or_for_another_cpu_is_not_taken(monkeypatch, digest):
+    """An edited checkout, or an install copied to a CPU with other
+    features, has no module of its name: numba compiles there."""
+    assert compose._compiled(0) is not None
+    monkeypatch.setattr(compose, digest, lambda: "0" * 64)
+    assert compose._compiled(0) is None
