@@ -13,15 +13,16 @@ ROOT = Path(__file__).resolve().parent
 
 
 def compiled_extensions() -> list[Extension]:
-    """An extension module per composition of the statistics' models
-    (fade.statistics.ahead), named for these sources and this CPU: none
+    """An extension module per composition of the statistics' models and
+    one of the kinds' steps (fade.statistics.ahead), named for these
+    sources and this CPU: none
     where the CPU's features cannot be read (numba compiles at run time
     there, as it does wherever a module is missing)."""
     sys.path.insert(0, str(ROOT))
     try:
         from fade.statistics.ahead import compositions
         from fade.statistics.compose import compiled_name
-        names = [compiled_name(composition) for composition in compositions()]
+        names = [compiled_name(composition) for composition in [None, *compositions()]]
     finally:
         sys.path.remove(str(ROOT))
     return [Extension(f"fade.statistics.compiled.{name}", sources=[], optional=True)

@@ -20,37 +20,46 @@ from fade.statistics.coding import Statistics, decode_file, encode_file
 
 def test_the_install_compiled_every_composition_for_this_machine():
     """Every model fade codes with (the table's, the race's band, the
-    candidates) has its module, so no user's first compress compiles; a
-    checkout whose statistics were edited since its install fails here
-    until `pip install -e .` compiles them again."""
+    candidates) has its module, and the kinds' steps theirs, so no user's
+    first compress compiles; a checkout whose statistics were edited since
+    its install fails here until `pip install -e .` compiles them again."""
     assert compose.cpu_digest() is not None, "this machine's CPU features were not read"
-    missing = [f"{composition:x}" for composition in compositions()
-               if compose._compiled(composition) is None]
-    assert not missing, (f"no module compiled at install for the compositions {missing}: "
+    missing = [f"{composition:x}" if composition is not None else "steps"
+               for composition in [None, *compositions()] if compose._compiled(composition) is None]
+    assert not missing, (f"no module compiled at install for {missing}: "
                          "`pip install -e .` compiles them for these sources")
 
 
-def test_a_process_that_codes_loads_no_compiled_code_of_numba():
-    """A fresh process compresses and decompresses with the modules alone:
-    numba compiles nothing and loads nothing from its cache for the model."""
+def test_a_process_that_codes_compiles_nothing_and_text_loads_no_numba():
+    """In a fresh process the default's model for text compresses and
+    decompresses without loading numba; then the models for x86 code and
+    for audio, with their steps before and after coding, without numba
+    compiling or loading anything from its cache."""
     child = r"""
 import sys
+from fade.config import StatisticsConfig
+from fade.statistics.coding import decode_file, encode_file
+from fade.statistics.models import LEVEL_MODELS
+text, wav = (open(path, "rb").read() for path in sys.argv[1:3])
+def round_trip(data, kind):
+    config = StatisticsConfig(model=LEVEL_MODELS["default", kind]).sized(len(data))
+    assert decode_file(encode_file(data, config), len(data), config) == data
+round_trip(text[:3000], "text")
+print("numba" in sys.modules)
 from numba.core import dispatcher
 loaded, compile = [], dispatcher.Dispatcher._compile_for_args
 def noted(self, *args, **kwargs):
     loaded.append(self.__name__)
     return compile(self, *args, **kwargs)
 dispatcher.Dispatcher._compile_for_args = noted
-from fade.config import StatisticsConfig
-from fade.statistics.coding import decode_file, encode_file
-data = open(sys.argv[1], "rb").read()[:3000]
-config = StatisticsConfig(model=4).sized(len(data))
-assert decode_file(encode_file(data, config), len(data), config) == data
+round_trip(text[:3000], "x86")
+round_trip(wav[:20000], "audio")
 print(loaded)
 """
-    done = subprocess.run([sys.executable, "-c", child, str(corpus_file("alice29.txt"))],
+    done = subprocess.run([sys.executable, "-c", child, str(corpus_file("alice29.txt")),
+                           str(corpus_file("pydub-test1.wav"))],
                           capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.split("\n")[:2] == ["False", "[]"]
 
 
 def test_a_compiled_module_codes_what_numba_compiles(monkeypatch):

@@ -8,7 +8,9 @@ models (fade.statistics.compose: a model's parts that the predictor
 tests), each holding the composition's entry points (`begin_streams`,
 `begin_image`, `encode_range`, `decode_range`, `code_step`) and the coder's
 `start_decoder` and `flush`, typed as fade.statistics.coding passes them
-(the Tables of C-contiguous arrays that `Tables.build` makes). setup.py runs
+(the Tables of C-contiguous arrays that `Tables.build` makes), and one of
+the kinds' steps that Python calls before and after coding (x86's
+addresses, audio's residuals: compose.compiled_step). setup.py runs
 it as the build's extension step, into fade/statistics/compiled/; numba's
 ahead-of-time compiler (numba.pycc) does the work, with the options each
 function has at run time (the GIL released, numba's reference counts
@@ -48,32 +50,16 @@ def compositions() -> dict[int, int]:
     return first
 
 
-def build(folder: Path, composition: int, model: int, target: str = "host") -> Path:
+def build(folder: Path, composition: int | None, model: int = 0, target: str = "host") -> Path:
     """Write the extension module of `composition` (typed with `model`'s
-    Tables) into `folder`; its path."""
+    Tables; None: the kinds' steps, compose.compiled_step) into `folder`;
+    its path."""
     import numba
     from numba.pycc import CC, compiler
 
-    from fade.config import StatisticsConfig
-    from fade.statistics import coder
-    from fade.statistics.coding import Tables
-    from fade.statistics.compose import predictor_for
-    from fade.statistics.models import MODEL_PARTS
-
-    code = predictor_for(MODEL_PARTS[model], ahead=False)  # (numba's, to compile again)
-    tables = Tables.build(StatisticsConfig(model=model).sized(1000), 1, 1000)
     t = numba.types
-    table, u8, i64 = numba.typeof(tables), t.Array(t.uint8, 1, "C"), t.int64
-    ints, coder_fields = t.Array(i64, 1, "C"), numba.typeof(tables.coder)
-    entries = {
-        "begin_streams": (code.begin_streams, t.void(table, ints, ints)),
-        "begin_image": (code.begin_image, t.void(table, i64, i64, i64, i64, i64, i64)),
-        "encode_range": (code.encode_range, i64(table, u8, i64, i64, u8)),
-        "decode_range": (code.decode_range, i64(table, u8, u8, i64, i64)),
-        "code_step": (code.code_step, i64(table, u8, u8, t.Array(i64, 2, "C"), i64, t.boolean)),
-        "start_decoder": (coder.start_decoder, t.void(coder_fields, u8)),
-        "flush": (coder.flush, t.void(coder_fields, u8)),
-    }
+    u8, i64 = t.Array(t.uint8, 1, "C"), t.int64
+    entries = _steps(u8, i64) if composition is None else _entries(model, u8, i64)
     name = compiled_name(composition)
     cc = CC(name)
     cc.output_dir = str(folder)
@@ -108,29 +94,70 @@ def build(folder: Path, composition: int, model: int, target: str = "host") -> P
     return next(folder.glob(f"{name}.*"))
 
 
+def _entries(model: int, u8, i64) -> dict:
+    """A composition's entry points and the coder's, with their signatures."""
+    import numba
+
+    from fade.config import StatisticsConfig
+    from fade.statistics import coder
+    from fade.statistics.coding import Tables
+    from fade.statistics.compose import predictor_for
+    from fade.statistics.models import MODEL_PARTS
+
+    code = predictor_for(MODEL_PARTS[model], ahead=False)  # (numba's, to compile again)
+    tables = Tables.build(StatisticsConfig(model=model).sized(1000), 1, 1000)
+    t = numba.types
+    table, ints, coder_fields = numba.typeof(tables), t.Array(i64, 1, "C"), numba.typeof(tables.coder)
+    return {
+        "begin_streams": (code.begin_streams, t.void(table, ints, ints)),
+        "begin_image": (code.begin_image, t.void(table, i64, i64, i64, i64, i64, i64)),
+        "encode_range": (code.encode_range, i64(table, u8, i64, i64, u8)),
+        "decode_range": (code.decode_range, i64(table, u8, u8, i64, i64)),
+        "code_step": (code.code_step, i64(table, u8, u8, t.Array(i64, 2, "C"), i64, t.boolean)),
+        "start_decoder": (coder.start_decoder, t.void(coder_fields, u8)),
+        "flush": (coder.flush, t.void(coder_fields, u8)),
+    }
+
+
+def _steps(u8, i64) -> dict:
+    """The kinds' steps before and after coding, with their signatures."""
+    from numba import types as t
+
+    from fade.statistics import audio, x86
+
+    return {
+        "e8e9": (x86._e8e9, u8(u8, t.boolean, t.boolean)),
+        "rip_relative": (x86._rip_relative, u8(u8, t.boolean)),
+        "residuals": (audio._residuals, t.void(u8, u8, i64, i64, t.boolean, i64)),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--target", default="host", help="LLVM's CPU name")
-    parser.add_argument("--only", type=int, help=argparse.SUPPRESS)  # one, in this process
+    parser.add_argument("--only", help=argparse.SUPPRESS)  # one module, in this process
     args = parser.parse_args(argv)
     args.folder.mkdir(parents=True, exist_ok=True)
     table = compositions()
+    if args.only == "steps":
+        build(args.folder, None, target=args.target)
+        return 0
     if args.only is not None:
-        build(args.folder, args.only, table[args.only], args.target)
+        build(args.folder, int(args.only), table[int(args.only)], args.target)
         return 0
     print(f"fade: compiling the statistics' {len(table)} models for this CPU, "
           f"{args.jobs} at a time", file=sys.stderr)
     began = time.perf_counter()
 
     # A process each: a fresh one forgets each composition once it is written.
-    def one(composition: int) -> None:
+    def one(only: str) -> None:
         subprocess.run([sys.executable, "-m", "fade.statistics.ahead", str(args.folder),
-                        "--target", args.target, "--only", str(composition)], check=True)
+                        "--target", args.target, "--only", only], check=True)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        list(pool.map(one, table))
+        list(pool.map(one, ["steps", *map(str, table)]))
     print(f"fade: compiled in {time.perf_counter() - began:.0f} s", file=sys.stderr)
     return 0
 

@@ -55,6 +55,7 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import ALLOCATING  # (first: where numba caches, kernels.py)
+from fade.statistics.compose import compiled_step
 from fade.statistics.parts import F_AUDIO, F_OLS64
 from fade.statistics.wav import wav_layout
 
@@ -96,7 +97,8 @@ def _recoded(data: np.ndarray, parts: int, forward: bool) -> np.ndarray:
     samples = slice(layout.start, layout.start + layout.size)
     out = np.array(data, dtype=np.uint8)
     order = OLS_ORDER64 if parts & F_OLS64 else OLS_ORDER
-    _residuals(out[samples].copy(), out[samples], layout.channels, layout.width, forward, order)
+    compiled_step("residuals", _residuals)(out[samples].copy(), out[samples], layout.channels,
+                                           layout.width, forward, order)
     return out
 
 

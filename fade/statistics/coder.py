@@ -11,16 +11,9 @@ from __future__ import annotations
 import numba as nb
 
 from fade.statistics.kernels import JIT
-from fade.statistics.state import C_CODE, C_COUNT, C_DAMAGED, C_HASH, C_HIGH, C_LOW, C_NEXT, C_POS
+from fade.statistics.state import (C_CODE, C_COUNT, C_DAMAGED, C_HASH, C_HIGH, C_LOW, C_NEXT,
+                                   C_POS, CHECK_BITS, CHECK_LAST)
 
-# A coder codes a check of the bytes it coded (in its coding order) after the
-# first 256, then after twice as many each time up to every 16 KiB: the low
-# CHECK_BITS bits of their hash at probability 1/2 each, about 0.04% of a
-# 2-bits-a-byte stream. A decoder that runs past the honest data (a false
-# original_size, a damaged stream) meets a wrong check within twice the
-# honest length, or 16 KiB, and stops instead of decoding on cheaply: past
-# the end of a stream, zeros decode as runs the model soon predicts nearly free.
-CHECK_FIRST, CHECK_LAST, CHECK_BITS = 256, 16384, 12
 
 
 @nb.njit(**JIT)

@@ -79,18 +79,21 @@ def cpu_digest() -> str | None:
     return None
 
 
-def compiled_name(composition: int) -> str | None:
+def compiled_name(composition: int | None) -> str | None:
     """The name (in fade.statistics.compiled) of the extension module of
-    `composition` compiled ahead of time from these sources for this CPU;
-    None where this CPU's features are unknown (nothing is built for it)."""
+    `composition` (None: of the kinds' steps, `compiled_step`) compiled
+    ahead of time from these sources for this CPU; None where this CPU's
+    features are unknown (nothing is built for it)."""
     cpu = cpu_digest()
     if cpu is None:
         return None
-    return f"p{composition:x}_{source_digest()[:12]}_{cpu[:8]}"
+    kind = "steps" if composition is None else f"p{composition:x}"
+    return f"{kind}_{source_digest()[:12]}_{cpu[:8]}"
 
 
-def _compiled(composition: int) -> ModuleType | None:
-    """The module built ahead of time for `composition`, if there is one."""
+def _compiled(composition: int | None) -> ModuleType | None:
+    """The module built ahead of time for `composition` (None: the kinds'
+    steps before and after coding, `compiled_step`), if there is one."""
     name = compiled_name(composition)
     if name is None:
         return None
@@ -98,6 +101,14 @@ def _compiled(composition: int) -> ModuleType | None:
         return importlib.import_module(f"fade.statistics.compiled.{name}")
     except ImportError:  # (not built: an edited checkout, another CPU, a measured model)
         return None
+
+
+def compiled_step(name: str, function):
+    """The kinds' compiled steps that Python calls (x86's addresses, audio's
+    residuals): the install's build of `function`, exported as `name`,
+    where there is one; else `function` itself (numba's)."""
+    module = _compiled(None)
+    return function if module is None else getattr(module, name)
 
 
 def predictor_for(parts: int, ahead: bool = True) -> ModuleType:
@@ -116,6 +127,8 @@ def predictor_for(parts: int, ahead: bool = True) -> ModuleType:
         if module is None:
             module = (ahead and _compiled(composition)) or _LOADED.get((composition, False))
         if module is None:
+            from fade.statistics import kernels
+            kernels.typed_once()
             name = f"fade.statistics.predictor_{composition:x}"
             spec = importlib.util.spec_from_file_location(name, _SOURCE)
             module = importlib.util.module_from_spec(spec)

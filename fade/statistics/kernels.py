@@ -1,7 +1,7 @@
 """The statistics' shared kernels: what every model and kind of data uses.
 
-Squash and stretch (the logistic function and its inverse, from integer
-tables), the network's byte distribution as a bit's probability, the
+Squash and stretch (the logistic function and its inverse, from the integer
+tables of fade.statistics.logistic), the network's byte distribution as a bit's probability, the
 adaptive probabilities' step, the context hash and the hash table's slots,
 and the mixer's weight sets. The contexts of each kind of
 data (fade.statistics.contexts, .records) and the per-bit predictor
@@ -41,6 +41,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from fade.statistics.logistic import RECIPROCAL, SQUASH, STRETCH  # noqa: F401 (the kinds')
 from fade.statistics.state import APM_KNOTS, INPUTS, NODES, SCRATCH_DOTS
 
 _PACKAGE = Path(__file__).parent
@@ -133,32 +134,6 @@ drop_stale_caches()
 ALLOCATING = dict(nogil=True, cache=True, boundscheck=False)
 JIT = dict(ALLOCATING, _nrt=False)
 
-# Knots of the logistic function: 65536 / (1 + exp(-k / 2)) for k = -32..32,
-# rounded (computed once with math.exp and written out, so no libm is
-# involved at run time). Squash interpolates them linearly, 64 stretch units
-# apart: the stretch domain is -2047..2047 in units of 1/128 of a logit.
-_KNOTS = np.array([
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 5, 8, 13, 22, 36, 60, 98, 162, 267, 439,
-    720, 1179, 1921, 3108, 4971, 7812, 11955, 17625, 24743, 32768, 40793, 47911,
-    53581, 57724, 60565, 62428, 63615, 64357, 64816, 65097, 65269, 65374, 65438,
-    65476, 65500, 65514, 65523, 65528, 65531, 65533, 65534, 65535, 65535, 65536,
-    65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536], dtype=np.int64)
-
-
-def _squash_table() -> np.ndarray:
-    d = np.arange(-2047, 2048, dtype=np.int64) + 2048
-    k, w = d >> 6, d & 63
-    values = (_KNOTS[k] * (64 - w) + _KNOTS[k + 1] * w) >> 6
-    return np.clip(values, 1, 65535).astype(np.int32)  # index d + 2047
-
-
-SQUASH = _squash_table()
-# stretch(p) = the smallest d with squash(d) >= p: the inverse on 16-bit probabilities.
-STRETCH = (np.searchsorted(SQUASH, np.arange(65536), side="left") - 2047).clip(
-    -2047, 2047).astype(np.int32)
-# 65536 * 2 / (2n + 3): an adaptive probability's step after n updates, 1 / (n + 1.5).
-RECIPROCAL = (131072 // (2 * np.arange(1024, dtype=np.int64) + 3)).astype(np.int32)
-
 COUNTER_LIMIT = 255  # adaptive probabilities slow down to 1/256.5
 STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5
 
@@ -223,12 +198,28 @@ def _hash(a, b):
 # The hash of a context `a` (an integer) with `b` (which context, or more of
 # it). The arithmetic stays a called function: inlined, numba types it in each
 # caller and some hashes come out otherwise, so every archive would change.
-# Both go as int64s, its one signature: with `b` as the constant most callers
-# write, numba compiled this wrapper once per constant (72 times for the
-# default's text model, 3 of its 16 s first compile); the hashes are the same.
-@nb.njit("int64(int64, int64)", **JIT)
+# Both go as int64s, its one signature (`typed_once`): with `b` as the
+# constant most callers write, numba compiled this wrapper once per constant
+# (72 times for the default's text model, 3 of its 16 s first compile); the
+# hashes are the same.
+@nb.njit(**JIT)
 def context_hash(a, b):
     return _hash(a, np.int64(b))
+
+
+def typed_once() -> None:
+    """Give `context_hash` its one signature before numba compiles a model
+    (fade.statistics.compose), not at import: a process that codes with
+    the models compiled at install compiles nothing and loads nothing from
+    numba's cache."""
+    global _TYPED
+    if not _TYPED:
+        context_hash.compile("int64(int64, int64)")
+        context_hash.disable_compile()
+        _TYPED = True
+
+
+_TYPED = False
 
 
 @nb.njit(**JIT)

@@ -304,6 +304,14 @@ S_FIELDS = S_T3_RUNS + 1
 # and the count at which the next check falls.
 C_LOW, C_HIGH, C_CODE, C_POS, C_DAMAGED, C_HASH, C_COUNT, C_NEXT = range(8)
 C_FIELDS = 8
+# The check (fade.statistics.coder) comes after the first 256 bytes, then
+# after twice as many each time up to every 16 KiB: the low CHECK_BITS bits
+# of their hash at probability 1/2 each, about 0.04% of a 2-bits-a-byte
+# stream. A decoder that runs past the honest data (a false original_size, a
+# damaged stream) meets a wrong check within twice the honest length, or 16
+# KiB, and stops instead of decoding on cheaply: past the end of a stream,
+# zeros decode as runs the model soon predicts nearly free.
+CHECK_FIRST, CHECK_LAST, CHECK_BITS = 256, 16384, 12
 
 
 def table_bytes(bits: int) -> int:

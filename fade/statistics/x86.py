@@ -33,6 +33,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from fade.statistics.compose import compiled_step
 from fade.statistics.kernels import ALLOCATING, JIT, bytes_hash, context_hash
 from fade.statistics.parts import (F_E8E9, F_X86, X86_BEFORE, X86_LAST, X86_PLACE, X86_RECENT,
                                    X86_SEQUENCE, X86_STEP, X86_TARGET, X86_THREE, X86_WHOLE)
@@ -99,7 +100,8 @@ def to_addresses(data: np.ndarray, parts: int) -> np.ndarray:
     displacement, so the one back reads the same); then, with F_E8E9, each
     call's and jump's distance. `data` itself where neither applies."""
     if parts & F_X86:
-        data = _rip_relative(np.ascontiguousarray(data, dtype=np.uint8), True)
+        data = compiled_step("rip_relative", _rip_relative)(
+            np.ascontiguousarray(data, dtype=np.uint8), True)
     if parts & F_E8E9:
         data = e8e9(data, True, big=bool(parts & F_X86))
     return data
@@ -110,7 +112,8 @@ def from_addresses(data: np.ndarray, parts: int) -> np.ndarray:
     if parts & F_E8E9:
         data = e8e9(data, False, big=bool(parts & F_X86))
     if parts & F_X86:
-        data = _rip_relative(np.ascontiguousarray(data, dtype=np.uint8), False)
+        data = compiled_step("rip_relative", _rip_relative)(
+            np.ascontiguousarray(data, dtype=np.uint8), False)
     return data
 
 
@@ -119,7 +122,7 @@ def e8e9(data: np.ndarray, forward: bool, big: bool = False) -> np.ndarray:
     address (`forward`), or back; a new array. `big`: the address's low three
     bytes written most significant first (F_X86), so that a call's target is
     coded from its high bytes down, each known when the next is predicted."""
-    return _e8e9(np.ascontiguousarray(data, dtype=np.uint8), forward, big)
+    return compiled_step("e8e9", _e8e9)(np.ascontiguousarray(data, dtype=np.uint8), forward, big)
 
 
 # The instruction contexts (F_X86). What follows each opcode, by opcode map
