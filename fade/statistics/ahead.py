@@ -156,8 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, "-m", "fade.statistics.ahead", str(args.folder),
                         "--target", args.target, "--only", only], check=True)
 
+    one("steps")  # (alone first: where nothing can be built, it fails at once)
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        list(pool.map(one, ["steps", *map(str, table)]))
+        list(pool.map(one, map(str, table)))
     print(f"fade: compiled in {time.perf_counter() - began:.0f} s", file=sys.stderr)
     return 0
 
