@@ -47,6 +47,11 @@ class BuildCompiled(build_ext):
         except (OSError, subprocess.CalledProcessError) as error:
             self.warn(f"fade's statistics were not compiled at install ({error}): "
                       "each model compiles at its first use instead")
+        if self.editable_mode or self.inplace:  # (the checkout's modules of earlier sources)
+            current = {Path(self.get_ext_filename(ext.name)).name for ext in self.extensions}
+            for module in (ROOT / "fade" / "statistics" / "compiled").glob("*.so"):
+                if module.name not in current:
+                    module.unlink()
 
 
 # fade and every package under it, found rather than listed (a listed set once

@@ -22,12 +22,13 @@ def test_the_install_compiled_every_composition_for_this_machine():
     """Every model fade codes with (the table's, the race's band, the
     candidates) has its module, and the kinds' steps theirs, so no user's
     first compress compiles; a checkout whose statistics were edited since
-    its install fails here until `pip install -e .` compiles them again."""
+    its install fails here until they are compiled again."""
     assert compose.cpu_digest() is not None, "this machine's CPU features were not read"
     missing = [f"{composition:x}" if composition is not None else "steps"
                for composition in [None, *compositions()] if compose._compiled(composition) is None]
-    assert not missing, (f"no module compiled at install for {missing}: "
-                         "`pip install -e .` compiles them for these sources")
+    assert not missing, (f"no module compiled at install for {missing}: `pip install -e .` "
+                         "(or `python -m fade.statistics.ahead fade/statistics/compiled`) "
+                         "compiles them for these sources")
 
 
 def test_a_process_that_codes_compiles_nothing_and_text_loads_no_numba():

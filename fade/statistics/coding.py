@@ -18,9 +18,10 @@ fade.statistics.compose):
 Cost: 2-5 us per byte and stream on one core (model 1: about 1.5 times
 that, model 2 about 3 times, model 3 about 5 times), whatever the stream
 count; the hash table takes 64 bytes a slot (one cache line;
-StatisticsConfig.memory_bytes counts every array). The first call in a
-process compiles the model's loops (seconds) or loads them from numba's
-cache (the user's cache folder, fade.statistics.kernels).
+StatisticsConfig.memory_bytes counts every array). The model's loops are
+those compiled at install (fade.statistics.ahead); where there are none,
+the first call in a process compiles them (seconds) or loads them from
+numba's cache (the user's cache folder, fade.statistics.kernels).
 """
 
 from __future__ import annotations
