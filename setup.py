@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parent
 def compiled_extensions() -> list[Extension]:
     """An extension module per composition of the statistics' models and
     one of the kinds' steps (fade.statistics.ahead), named for these
-    sources and this CPU: none
-    where the CPU's features cannot be read (numba compiles at run time
-    there, as it does wherever a module is missing)."""
+    sources and this CPU: none where the CPU's features cannot be read
+    (numba compiles at run time there, as it does wherever a module is
+    missing)."""
     sys.path.insert(0, str(ROOT))
     try:
         from fade.statistics.ahead import compositions

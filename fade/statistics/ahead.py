@@ -107,7 +107,8 @@ def _entries(model: int, u8, i64) -> dict:
     code = predictor_for(MODEL_PARTS[model], ahead=False)  # (numba's, to compile again)
     tables = Tables.build(StatisticsConfig(model=model).sized(1000), 1, 1000)
     t = numba.types
-    table, ints, coder_fields = numba.typeof(tables), t.Array(i64, 1, "C"), numba.typeof(tables.coder)
+    table, coder_fields = numba.typeof(tables), numba.typeof(tables.coder)
+    ints = t.Array(i64, 1, "C")
     return {
         "begin_streams": (code.begin_streams, t.void(table, ints, ints)),
         "begin_image": (code.begin_image, t.void(table, i64, i64, i64, i64, i64, i64)),
@@ -147,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.only is not None:
         build(args.folder, int(args.only), table[int(args.only)], args.target)
         return 0
-    print(f"fade: compiling the statistics' {len(table)} models for this CPU, "
-          f"{args.jobs} at a time", file=sys.stderr)
+    print(f"fade: compiling the statistics for this CPU: the {len(table)} compositions of "
+          f"the models and the kinds' steps, {args.jobs} at a time", file=sys.stderr)
     began = time.perf_counter()
 
     # A process each: a fresh one forgets each composition once it is written.

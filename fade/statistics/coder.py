@@ -15,7 +15,6 @@ from fade.statistics.state import (C_CODE, C_COUNT, C_DAMAGED, C_HASH, C_HIGH, C
                                    C_POS, CHECK_BITS, CHECK_LAST)
 
 
-
 @nb.njit(**JIT)
 def code_bit(coder, stream, bit, p, decoding):
     """Binary arithmetic coder (carry-less, 32-bit), p = P(1) in 16 bits:

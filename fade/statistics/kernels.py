@@ -1,9 +1,9 @@
 """The statistics' shared kernels: what every model and kind of data uses.
 
 Squash and stretch (the logistic function and its inverse, from the integer
-tables of fade.statistics.logistic), the network's byte distribution as a bit's probability, the
-adaptive probabilities' step, the context hash and the hash table's slots,
-and the mixer's weight sets. The contexts of each kind of
+tables of fade.statistics.logistic), the network's byte distribution as a
+bit's probability, the adaptive probabilities' step, the context hash and
+the hash table's slots, and the mixer's weight sets. The contexts of each kind of
 data (fade.statistics.contexts, .records) and the per-bit predictor
 (fade.statistics.predictor) are built from these; the binary arithmetic
 coder is in fade.statistics.coder.
