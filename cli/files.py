@@ -235,20 +235,24 @@ class ProgressBar:
     None (a pipe): a byte counter. Called with (done, total, bits so far)."""
 
     def __init__(self, name: str, total: int | None, verbosity: int, action: str):
-        from tqdm import tqdm
+        self._bar = None
+        if verbosity > 0 and sys.stderr.isatty() and total != 0:
+            from tqdm import tqdm  # (only for a bar shown: its import is a tenth of a start)
 
-        enabled = verbosity > 0 and sys.stderr.isatty() and total != 0
-        self._bar = tqdm(total=total, desc=f"{action} {name}", unit="B", unit_scale=True,
-                         unit_divisor=1024, file=sys.stderr, disable=not enabled,
-                         leave=False, dynamic_ncols=True)
+            self._bar = tqdm(total=total, desc=f"{action} {name}", unit="B", unit_scale=True,
+                             unit_divisor=1024, file=sys.stderr, leave=False,
+                             dynamic_ncols=True)
 
     def __call__(self, done: int, total: int = 0, bits: float | None = None) -> None:
+        if self._bar is None:
+            return
         if bits is not None:
             self._bar.set_postfix_str(f"{bits / max(done, 1):.3f} bits/B", refresh=False)
         self._bar.update(done - self._bar.n)
 
     def close(self) -> None:
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()
 
 
 HEAD_BYTES = 16  # enough to name an archive's method
