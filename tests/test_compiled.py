@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -101,3 +102,17 @@ def test_a_module_built_from_other_sources_or_for_another_cpu_is_not_taken(monke
     assert compose._compiled(0) is not None
     monkeypatch.setattr(compose, digest, lambda: "0" * 64)
     assert compose._compiled(0) is None
+
+
+def test_the_cpu_digest_follows_instruction_sets_not_a_kernels_flags():
+    """A kernel or microcode update that adds a mitigation's flag keeps the
+    install's modules; a CPU without one of this one's instruction sets
+    does not take them."""
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    line = next(line for line in cpuinfo.splitlines() if line.split(":")[0].strip() == "flags")
+    flags = line.split(":", 1)[1].split()
+    assert compose.features_digest(cpuinfo) == compose.cpu_digest()
+    updated = cpuinfo.replace(line, f"{line} md_clear flush_l1d", 1)
+    assert compose.features_digest(updated) == compose.cpu_digest()
+    fewer = cpuinfo.replace(line, "flags\t: " + " ".join(f for f in flags if f != "sse2"), 1)
+    assert compose.features_digest(fewer) != compose.cpu_digest()

@@ -62,20 +62,39 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
+# x86's flags that name instructions (what LLVM's "host" compiles for); the
+# others (mitigations, timers, the hypervisor's) change with a kernel or
+# microcode update, and would leave an install's modules unused after one.
+_INSTRUCTIONS = re.compile(
+    r"lm|cx8|cx16|cmov|mmx|sse\w*|pni|ssse3|popcnt|abm|lahf_lm|movbe|avx\w*|amx\w*|fma4?"
+    r"|f16c|bmi[12]|adx|aes|v?pclmulqdq|vaes|gfni|sha_ni|rdrand|rdseed|xsave\w*|clflushopt"
+    r"|clwb|3dnowprefetch|xop|tbm|movdiri|movdir64b")
+
+
 @functools.cache
 def cpu_digest() -> str | None:
-    """A digest of this CPU's kind and features (the first processor's
-    flags in /proc/cpuinfo): code compiled for one runs on any other with
-    the same; None where they cannot be read."""
+    """A digest of this CPU's kind and instruction sets (`features_digest`
+    of /proc/cpuinfo): code compiled for one runs on any other with the
+    same; None where they cannot be read."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
-            for line in info:
-                if line.split(":")[0].strip() in ("flags", "Features"):
-                    features = " ".join(sorted(line.split(":", 1)[1].split()))
-                    text = f"{platform.machine()} {features}"
-                    return hashlib.sha256(text.encode()).hexdigest()
+            return features_digest(info.read())
     except OSError:
-        pass
+        return None
+
+
+def features_digest(cpuinfo: str) -> str | None:
+    """A digest of the machine's kind and of the first processor's flags in
+    `cpuinfo` (/proc/cpuinfo's text), on x86 those that name instructions;
+    None where it has none."""
+    for line in cpuinfo.splitlines():
+        field, _, value = line.partition(":")
+        if field.strip() in ("flags", "Features"):
+            flags = value.split()
+            if field.strip() == "flags":
+                flags = [flag for flag in flags if _INSTRUCTIONS.fullmatch(flag)]
+            text = f"{platform.machine()} {' '.join(sorted(flags))}"
+            return hashlib.sha256(text.encode()).hexdigest()
     return None
 
 
