@@ -399,12 +399,12 @@ def test_the_numba_cache_is_dropped_when_any_kernel_source_changes(tmp_path, mon
     """numba checks only a function's own module for changes; the package
     clears its whole cache when any of its sources changed, and keeps it
     while none did."""
-    from fade.statistics import kernels
+    from fade.statistics import compose, kernels
     package = tmp_path / "package"
     cache = package / "__pycache__"
     cache.mkdir(parents=True)
     (package / "a.py").write_text("x = 1\n")
-    monkeypatch.setattr(kernels, "_PACKAGE", package)
+    monkeypatch.setattr(kernels, "source_digest", lambda: compose.digest_of(package))
     monkeypatch.setattr(kernels, "_cache_folder", lambda: cache)
     for name in ("a.f-10.py311.nbi", "a.f-10.py311.1.nbc", "a.cpython-311.pyc"):
         (cache / name).write_text("")

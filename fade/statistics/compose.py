@@ -51,15 +51,21 @@ def composition_of(parts: int) -> int:
     return parts & TESTED
 
 
-@functools.cache
-def source_digest() -> str:
-    """A digest of the statistics' sources (every .py file of this package
-    and its subpackages, by name and bytes): what compiled code depends on."""
+def digest_of(package: Path) -> str:
+    """A digest of the sources in `package` (every .py file in it and its
+    subfolders, by path and bytes)."""
     digest = hashlib.sha256()
-    package = _SOURCE.parent
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+@functools.cache
+def source_digest() -> str:
+    """The digest of the statistics' sources (this package's): what compiled
+    code depends on, both the install's modules and numba's cache
+    (kernels.drop_stale_caches)."""
+    return digest_of(_SOURCE.parent)
 
 
 # x86's flags that name instructions (what LLVM's "host" compiles for); the

@@ -34,13 +34,13 @@ changed, so an edit here never leaves a caller running the old code.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import numba as nb
 import numpy as np
 
+from fade.statistics.compose import source_digest
 from fade.statistics.logistic import RECIPROCAL, SQUASH, STRETCH  # noqa: F401 (the kinds')
 from fade.statistics.state import APM_KNOTS, INPUTS, NODES, SCRATCH_DOTS
 
@@ -87,11 +87,8 @@ def _cache_in_user_folder() -> None:
 
 def drop_stale_caches() -> None:
     """Remove numba's cached code for this package unless it was compiled
-    from these very sources (a hash of them all, kept beside the cache)."""
-    digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    stamp = digest.hexdigest()
+    from these very sources (their digest, kept beside the cache)."""
+    stamp = source_digest()
     folder = _cache_folder()
     if folder is None:
         return
