@@ -152,8 +152,6 @@ def predictor_for(parts: int, ahead: bool = True) -> ModuleType:
         if module is None:
             module = (ahead and _compiled(composition)) or _LOADED.get((composition, False))
         if module is None:
-            from fade.statistics import kernels
-            kernels.typed_once()
             name = f"fade.statistics.predictor_{composition:x}"
             spec = importlib.util.spec_from_file_location(name, _SOURCE)
             module = importlib.util.module_from_spec(spec)

@@ -206,9 +206,9 @@ def context_hash(a, b):
 
 def typed_once() -> None:
     """Give `context_hash` its one signature before numba compiles a model
-    (fade.statistics.compose), not at import: a process that codes with
-    the models compiled at install compiles nothing and loads nothing from
-    numba's cache."""
+    (fade.statistics.predictor calls it as it loads), not at import: a
+    process that codes with the models compiled at install compiles nothing
+    and loads nothing from numba's cache."""
     global _TYPED
     if not _TYPED:
         context_hash.compile("int64(int64, int64)")

@@ -33,7 +33,8 @@ from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general
                                       note_byte, note_followers, second_nibble)
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
-    apm_read, context_hash, final_learn, final_mix, learn, network_bits, squash, two_dots)
+    apm_read, context_hash, final_learn, final_mix, learn, network_bits, squash, two_dots,
+    typed_once)
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
@@ -68,6 +69,7 @@ if "PARTS" not in globals():
     raise ImportError("fade.statistics.predictor is one model's code: "
                       "fade.statistics.compose.predictor_for(parts) loads it")
 PARTS: int = globals()["PARTS"]  # the composition, set by fade.statistics.compose
+typed_once()  # (context_hash's one signature, before this composition compiles)
 
 
 def _jit(options: dict):
