@@ -17,11 +17,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, context_hash, find_slot
+from fade.statistics.kernels import JIT, context_hash, find_slot, prefetch
 from fade.statistics.parts import (BIGRAM, EXPECTED, F_EXPECTED, F_INDIRECT, F_ORDERS,
                                    F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, KEYED, ORDER5,
                                    ORDER8, SHARED, SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
-from fade.statistics.state import (P_ACTIVE, P_COUNT, S_BASE, S_HISTORY, S_MATCH_LEN,
+from fade.statistics.state import (NODES, P_ACTIVE, P_COUNT, S_BASE, S_HISTORY, S_MATCH_LEN,
                                    S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORD, S_WORD2, S_WORD3,
                                    S_WORDLEN, SCRATCH_HASHES)
 
@@ -130,6 +130,10 @@ def find_slots(nodes, bits, streams, s, scratch, parameters):
     """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
     + i]), found in input order; returns how many unkeyed ones were seen before."""
     count = parameters[P_COUNT]
+    mask = (np.int64(1) << bits) - 1
+    for k in range(count):  # every context's slots asked for before the first is read
+        h = scratch[SCRATCH_HASHES + parameters[P_ACTIVE + k]]
+        prefetch(nodes, ((h >> 20) & mask) * NODES)
     found = 0
     for k in range(count):
         i = parameters[P_ACTIVE + k]

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numba as nb
 import numpy as np
+from numba.extending import intrinsic
 
 from fade.statistics.compose import source_digest
 from fade.statistics.logistic import RECIPROCAL, SQUASH, STRETCH  # noqa: F401 (the kinds')
@@ -135,6 +136,27 @@ COUNTER_LIMIT = 255  # adaptive probabilities slow down to 1/256.5
 STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5
 
 
+@intrinsic
+def prefetch(typing, array, index):
+    """Ask the CPU to bring array[index]'s cache line in (LLVM's prefetch, for
+    a read, kept in every cache level); computes nothing."""
+    def codegen(context, builder, signature, args):
+        from llvmlite import ir
+        from numba.core import cgutils
+        kind = signature.args[0]
+        item = cgutils.get_item_pointer(context, builder, kind,
+                                        context.make_array(kind)(context, builder, args[0]),
+                                        [args[1]], wraparound=False)
+        byte = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
+            "llvm.prefetch.p0i8")
+        builder.call(function, [builder.bitcast(item, byte), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return nb.types.void(array, index), codegen
+
+
 @nb.njit(**JIT)
 def squash(d):
     if d > 2047:
@@ -171,6 +193,14 @@ def apm_read(table, scratch, at, row, knot, weight):
     a = row * APM_KNOTS + knot
     scratch[at] = a if weight < 2048 else a + 1
     return (table[a] * (4096 - weight) + table[a + 1] * weight) >> 12
+
+
+@nb.njit(**JIT)
+def apm_prefetch(table, row):
+    """Ask for row `row` of an APM's `table` (its two ends' cache lines), long
+    before apm_read reads it."""
+    prefetch(table, row * APM_KNOTS)
+    prefetch(table, row * APM_KNOTS + APM_KNOTS - 1)
 
 
 @nb.njit(**JIT)
@@ -265,11 +295,11 @@ def two_dots(inputs, weights, n, set_a, set_b):
     """The outputs of weight sets a and b on the first n inputs, stretched and clipped."""
     dot_a = np.int64(0)
     dot_b = np.int64(0)
-    wa = set_a * INPUTS
-    wb = set_b * INPUTS
+    a = weights[set_a * INPUTS:set_a * INPUTS + n]
+    b = weights[set_b * INPUTS:set_b * INPUTS + n]
     for j in range(n):
-        dot_a += inputs[j] * weights[wa + j]
-        dot_b += inputs[j] * weights[wb + j]
+        dot_a += inputs[j] * a[j]
+        dot_b += inputs[j] * b[j]
     return max(min(dot_a >> 16, 2047), -2047), max(min(dot_b >> 16, 2047), -2047)
 
 
@@ -286,9 +316,9 @@ def learn(weights, inputs, n, weight_set, p, bit, rate, skip):
     if -skip < missed < skip:
         return
     error = (missed >> 4) * rate
-    w = weight_set * INPUTS
+    w = weights[weight_set * INPUTS:weight_set * INPUTS + n]
     for j in range(n):
-        weights[w + j] += (inputs[j] * error) >> 16
+        w[j] += (inputs[j] * error) >> 16
 
 
 @nb.njit(**JIT)

@@ -30,6 +30,6 @@ def _squash_table() -> np.ndarray:
 SQUASH = _squash_table()
 # stretch(p) = the smallest d with squash(d) >= p: the inverse on 16-bit probabilities.
 STRETCH = (np.searchsorted(SQUASH, np.arange(65536), side="left") - 2047).clip(
-    -2047, 2047).astype(np.int32)
+    -2047, 2047).astype(np.int16)
 # 65536 * 2 / (2n + 3): an adaptive probability's step after n updates, 1 / (n + 1.5).
 RECIPROCAL = (131072 // (2 * np.arange(1024, dtype=np.int64) + 3)).astype(np.int32)

@@ -33,8 +33,8 @@ from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general
                                       note_byte, note_followers, second_nibble)
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
-    apm_read, context_hash, final_learn, final_mix, learn, network_bits, squash, two_dots,
-    typed_once)
+    apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, network_bits, squash,
+    two_dots, typed_once)
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
@@ -48,7 +48,7 @@ from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
-from fade.statistics.sse import sse_learn, sse_refined
+from fade.statistics.sse import sse_learn, sse_refined, sse_rows
 from fade.statistics.words import (line_context, note_recall, note_words, recall_context,
                                    word_contexts)
 from fade.statistics.x86 import (note_x86, note_x86_more, x86_contexts, x86_more_contexts,
@@ -175,6 +175,23 @@ def predict(tables, s, c0, bitpos, network):
     count = parameters[P_COUNT]
     parts = PARTS
     model_parts = parameters[P_PARTS]
+    # The APMs' rows, asked for now: read after the mixing, they missed the cache.
+    row2 = (streams[s, S_IMAGE_PREDICTED] if parts & F_IMAGE else last) * 256 + c0
+    apm_prefetch(apm2, row2)
+    if parts & F_APM3:  # by order 2 and c0
+        key = streams[s, S_HISTORY] & 0xFFFF
+        if parts & F_DNA:  # by the last 8 bases
+            key = streams[s, S_DNA_HISTORY] & 0xFFFF
+        elif parts & F_X86:  # by the opcode, the place in the instruction, the last byte
+            key = (x86_opcode_set(streams, s) << 8) | last
+        elif parts & F_IMAGE:  # by the plane, the median predictor, the neighbourhood
+            key = streams[s, S_IMAGE_APM]
+        row3 = context_hash(key, c0) & ((1 << APM3_BITS) - 1)
+        apm_prefetch(apm3, row3)
+    if parts & F_SSE:
+        rows = sse_rows(streams, buffer, s, c0, last, bucket)
+        for row in rows:
+            apm_prefetch(apm3, row)
     runs_on = parts & F_RUNS
     quiet = 1 if parts & F_QUIET else 0  # each context's inputs at half scale
     sure_at = FIXED_INPUTS + (4 if runs_on else 2) * count if parts & F_SURE else 0
@@ -276,24 +293,13 @@ def predict(tables, s, c0, bitpos, network):
     knot = position >> 12
     weight = position & 4095
     p1 = apm_read(apm1, scratch, 4, c0, knot, weight)
-    row2 = last * 256 + c0
-    if parts & F_IMAGE:  # by the pixel's prediction, not the last byte
-        row2 = streams[s, S_IMAGE_PREDICTED] * 256 + c0
     p2 = apm_read(apm2, scratch, 5, row2, knot, weight)
     if parts & F_APM3:
-        row = context_hash(streams[s, S_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
-        if parts & F_DNA:  # by the last 8 bases
-            row = context_hash(streams[s, S_DNA_HISTORY] & 0xFFFF, c0) & ((1 << APM3_BITS) - 1)
-        elif parts & F_X86:  # by the opcode, the place in the instruction, the last byte
-            row = context_hash((x86_opcode_set(streams, s) << 8) | last, c0)
-            row &= (1 << APM3_BITS) - 1
-        elif parts & F_IMAGE:  # by the plane, the median predictor, the neighbourhood
-            row = context_hash(streams[s, S_IMAGE_APM], c0) & ((1 << APM3_BITS) - 1)
-        p3 = apm_read(apm3, scratch, 18, row, knot, weight)
+        p3 = apm_read(apm3, scratch, 18, row3, knot, weight)
         # The maps with the most context (by the last byte, by order 2) weigh most.
         p = (p0 + p1 + 3 * p2 + 3 * p3 + 4) >> 3
         if parts & F_SSE:  # three more (fade.statistics.sse)
-            p = sse_refined(apm3, scratch, streams, buffer, s, c0, last, bucket, knot, weight, p)
+            p = sse_refined(apm3, scratch, rows, knot, weight, p)
     else:
         p = (p0 + p1 + 2 * p2 + 2) >> 2
     scratch[0] = set1

@@ -25,22 +25,28 @@ _ROWS = np.int64(1) << APM3_BITS  # each map's contexts (APM3's own come first)
 
 
 @nb.njit(**JIT)
-def sse_refined(apm3, scratch, streams, buffer, s, c0, last, bucket, knot, weight, p):
-    """Stream s's probability `p` (the first three APMs' average) refined by
-    the three further maps; `bucket`: the match's length bucket (0: no
-    match predicting this bit). Keeps the result in scratch[30]."""
+def sse_rows(streams, buffer, s, c0, last, bucket):
+    """The rows of stream s's three maps for its next bit (after APM3's in
+    its array); `bucket`: the match's length bucket (0: no match predicting
+    this bit)."""
     expected = 0
     if bucket:
         expected = (np.int64(buffer[streams[s, S_MATCH_PTR]]) + 1) * 4 + bucket
     misses = streams[s, S_MISSES]
     recent = (misses & 1) | (2 if misses & 0xFE else 0) | (4 if misses & 0xFF00 else 0)
     mask = _ROWS - 1
-    p4 = apm_read(apm3, scratch, 19, _ROWS + (context_hash(expected, c0 + 256) & mask), knot,
-                  weight)
-    p5 = apm_read(apm3, scratch, 24, 2 * _ROWS + (
-        context_hash(streams[s, S_HISTORY] & 0xFFFFFF, c0 + 512) & mask), knot, weight)
-    p6 = apm_read(apm3, scratch, 25, 3 * _ROWS + (
-        context_hash(last * 8 + recent, c0 + 768) & mask), knot, weight)
+    return (_ROWS + (context_hash(expected, c0 + 256) & mask),
+            2 * _ROWS + (context_hash(streams[s, S_HISTORY] & 0xFFFFFF, c0 + 512) & mask),
+            3 * _ROWS + (context_hash(last * 8 + recent, c0 + 768) & mask))
+
+
+@nb.njit(**JIT)
+def sse_refined(apm3, scratch, rows, knot, weight, p):
+    """The probability `p` (the first three APMs' average) refined by the
+    three further maps at `rows` (sse_rows'). Keeps the result in scratch[30]."""
+    p4 = apm_read(apm3, scratch, 19, rows[0], knot, weight)
+    p5 = apm_read(apm3, scratch, 24, rows[1], knot, weight)
+    p6 = apm_read(apm3, scratch, 25, rows[2], knot, weight)
     p = (4 * p + p4 + p5 + 2 * p6 + 4) >> 3
     scratch[30] = p
     return p

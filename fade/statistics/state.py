@@ -170,7 +170,7 @@ WORD_FOLLOWERS = 1 << 16
 RECALL_AT = WORD_FOLLOWERS_AT + WORD_FOLLOWERS  # F_RECALL: by a hash of a word so far,
 RECALL = 1 << 18  # the letter that followed it last (lower case, + 1; 0: none), after those
 APM_KNOTS = 33  # an adaptive probability map's knots per context
-APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (17 MiB)
+APM3_BITS = 16  # model 1's third APM: 2^16 contexts x APM_KNOTS (4 MiB)
 SSE_APMS = 3  # F_SSE's APMs, each as large as APM3's, after it in its array
 RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the distance before
 # F_MARKUP, per stream after F_RECORD's: per key (its low bits), the last
@@ -393,8 +393,8 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("match_table", (1 << config.match_bits,), np.int64),  # hash -> position after it + 1
         ("match_map", (2 * 64,), np.uint32),  # (match length, expected bit) -> p
         ("weights", (weight_sets(parts) * INPUTS,), np.int64),
-        ("apm1", (256 * APM_KNOTS,), np.int64),  # by c0
-        ("apm2", (65536 * APM_KNOTS,), np.int64),  # by the last byte and c0
+        ("apm1", (256 * APM_KNOTS,), np.uint16),  # by c0
+        ("apm2", (65536 * APM_KNOTS,), np.uint16),  # by the last byte and c0
         ("streams", (streams, S_FIELDS), np.int64),  # each stream's S_ fields
         ("buffer", (length,), np.uint8),  # every coded byte, the streams one after another
         ("known", (length,), np.uint8),  # 1 once coded
@@ -403,7 +403,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("parameters", (P_ACTIVE + len(active),), np.int64),  # the P_ fields
         # F_APM3's APM, then F_SSE's.
         ("apm3", (((1 << APM3_BITS) * (1 + (SSE_APMS if parts & F_SSE else 0))
-                   if parts & F_APM3 else 1) * APM_KNOTS,), np.int64),
+                   if parts & F_APM3 else 1) * APM_KNOTS,), np.uint16),
         # the final mixer's weights, by c0; F_FINAL2's second, by its rows, after them
         ("final", ((FINAL_ROWS + (FINAL2_ROWS if parts & F_FINAL2 else 0)) * final_sets(parts),),
          np.int64),
