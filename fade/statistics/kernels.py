@@ -15,11 +15,15 @@ run. With the counts, each array read out of the Tables and passed on cost
 an atomic increment and decrement at every bit, more than half of the
 coding's time (model 0 codes 2.4x as fast without them, the same bytes;
 docs/history/statistics-0.11.md, "Speed"). The few functions that allocate
-(`ALLOCATING`) keep them. Nothing is inlined by numba (`inline="always"`
+(`ALLOCATING`) keep them. Little is inlined by numba (`inline="always"`
 copies a function's IR into each caller before typing): LLVM inlines the
 small functions into their callers as well after numba links them, and
-numba's copies cost each model's compile a third of its time, for no speed
-(docs/results.md, "The first compress").
+numba's copies of every kernel cost each model's compile a third of its
+time, for no speed (docs/results.md, "The first compress"). The two it
+inlines (`INLINED`) are the predictor's `predict` and `update`, into their
+one caller: called, each call passed every array of the Tables field by
+field, 16 times a byte; inlined, the default's text codes 1.1x as fast and
+compiles no slower (docs/results.md, "The hot loop").
 
 numba caches this package's compiled code in the user's cache folder
 (`~/.cache/fade` on Linux; NUMBA_CACHE_DIR where that is set), not beside
@@ -131,6 +135,7 @@ drop_stale_caches()
 # fails to compile, so none can free an array it still uses.
 ALLOCATING = dict(nogil=True, cache=True, boundscheck=False)
 JIT = dict(ALLOCATING, _nrt=False)
+INLINED = dict(JIT, inline="always")
 
 COUNTER_LIMIT = 255  # adaptive probabilities slow down to 1/256.5
 STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5

@@ -32,7 +32,7 @@ from fade.statistics.coder import code_bit, code_check, flush, start_decoder  # 
 from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general_contexts,
                                       note_byte, note_followers, second_nibble)
 from fade.statistics.kernels import (
-    ALLOCATING, COUNTER_LIMIT, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
+    ALLOCATING, COUNTER_LIMIT, INLINED, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
     apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, network_bits, squash,
     two_dots, typed_once)
 from fade.statistics.histories import NEXT, ONE_SIDED
@@ -138,7 +138,7 @@ def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
     scratch[SCRATCH_DOTS + place + 1] = dot_b
 
 
-@_jit(JIT)
+@_jit(INLINED)
 def predict(tables, s, c0, bitpos, network):
     """P(next bit = 1) in 16 bits for stream s, partial byte c0 (1..255),
     `network` the network's stretched probability of a 1 (0: none)."""
@@ -311,7 +311,7 @@ def predict(tables, s, c0, bitpos, network):
     return max(min(p, 65535), 1)
 
 
-@_jit(JIT)
+@_jit(INLINED)
 def update(tables, s, c0, bitpos, bit, node):
     """Every part of stream s's model learns `bit`, coded at `node` of its byte's c0."""
     nodes, direct, state_maps = tables.nodes, tables.direct, tables.state_maps
