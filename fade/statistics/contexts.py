@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, context_hash, find_slot, prefetch
+from fade.statistics.kernels import JIT, context_hash, find_slot, prefetch, slot_base
 from fade.statistics.parts import (BIGRAM, EXPECTED, F_EXPECTED, F_INDIRECT, F_ORDERS,
                                    F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, KEYED, ORDER5,
                                    ORDER8, SHARED, SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
@@ -130,10 +130,9 @@ def find_slots(nodes, bits, streams, s, scratch, parameters):
     """The slots of stream s's active contexts' hashes (scratch[SCRATCH_HASHES
     + i]), found in input order; returns how many unkeyed ones were seen before."""
     count = parameters[P_COUNT]
-    mask = (np.int64(1) << bits) - 1
     for k in range(count):  # every context's slots asked for before the first is read
         h = scratch[SCRATCH_HASHES + parameters[P_ACTIVE + k]]
-        prefetch(nodes, ((h >> 20) & mask) * NODES)
+        prefetch(nodes, slot_base(h, bits) * NODES)
     found = 0
     for k in range(count):
         i = parameters[P_ACTIVE + k]

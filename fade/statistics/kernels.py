@@ -272,11 +272,16 @@ def bytes_hash(h, byte):
 
 
 @nb.njit(**JIT)
+def slot_base(h, bits):
+    """The first of the three neighbouring slots where context hash h may be."""
+    return (h >> 20) & ((np.int64(1) << bits) - 1)
+
+
+@nb.njit(**JIT)
 def find_slot(nodes, bits, h):
     """The slot of context hash h: one of three neighbours with its check, or the
     least used of them, cleared."""
-    mask = (np.int64(1) << bits) - 1
-    base = (h >> 20) & mask
+    base = slot_base(h, bits)
     check = np.uint32(((h >> 32) & 0xFFFFFFFF) | 1)
     victim = base
     least = np.int64(1) << 40
