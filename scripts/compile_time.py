@@ -4,9 +4,10 @@ an edited checkout, a machine without a C compiler, a measured model).
 
 Compresses the first BYTES bytes of a file at a level with numba's cache
 empty (a fresh temporary folder; the one the environment names is not
-touched) and the install's modules left aside, then decodes the archive, and prints both times and the numba
-functions whose compiles took longest, each with its own time (its callees'
-compiles taken out) and its whole time. Run it before and after a change,
+touched) and the install's modules left aside, then decodes the archive,
+and prints both times and the numba functions whose compiles took
+longest, each with its own time (its callees' compiles taken out) and its
+whole time. Run it before and after a change,
 alternating, on an otherwise idle machine: compile times vary with the
 machine as the coding does.
 

@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from fade.statistics.compose import source_digest
@@ -146,8 +148,6 @@ def prefetch(typing, array, index):
     """Ask the CPU to bring array[index]'s cache line in (LLVM's prefetch, for
     a read, kept in every cache level); computes nothing."""
     def codegen(context, builder, signature, args):
-        from llvmlite import ir
-        from numba.core import cgutils
         kind = signature.args[0]
         item = cgutils.get_item_pointer(context, builder, kind,
                                         context.make_array(kind)(context, builder, args[0]),
