@@ -4,7 +4,6 @@ verified against its checksums; -t writes nothing."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import fade
@@ -191,6 +190,8 @@ def replay_elsewhere(archive: bytes, environment: dict[str, str], name: str, opt
     if opts.verbosity > 1:
         say(f"{name}: replaying in a process with "
             + " ".join(f"{key}={value}" for key, value in sorted(environment.items())))
+    import subprocess  # (only to replay: not in every process's start)
+
     result = subprocess.run(command + [STDIO], input=archive, stdout=subprocess.PIPE,
                             env={**os.environ, **environment, REPLAY_VARIABLE: "1",
                                  "FADE_OPT": ""})

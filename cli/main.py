@@ -12,7 +12,6 @@ cli.files; compressing cli.encode; decoding cli.decode; listing cli.report.
 
 from __future__ import annotations
 
-import logging
 import os
 import shlex
 import signal
@@ -193,18 +192,25 @@ def arguments(argv: list[str], program: str = "fade") -> tuple[click.Command, li
 _received_signal: int | None = None  # the signal that stopped the last main() call
 
 
-class _Say(logging.Handler):
-    """The library's log lines (the evidence for its choices, fade.race) on
-    the current standard error, as the command line's own notes."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        click.echo(f"fade: {record.getMessage()}", err=True)
-
-
-_SAY = _Say()
+_SAY = None  # the handler of the library's log lines, made when first shown
 
 
 def _show_library_log(shown: bool) -> None:
+    """The library's log lines (the evidence for its choices, fade.race: all
+    at level info) on the current standard error as the command line's own
+    notes, or (`shown` false) none. logging loads only once they are shown:
+    until then the library's lines go nowhere anyway."""
+    global _SAY
+    if not shown and "logging" not in sys.modules:
+        return
+    import logging
+
+    if _SAY is None:
+        class Say(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                click.echo(f"fade: {record.getMessage()}", err=True)
+
+        _SAY = Say()
     library_log = logging.getLogger("fade")
     if _SAY not in library_log.handlers:
         library_log.addHandler(_SAY)

@@ -75,12 +75,13 @@ def _cli_from_source_checkout() -> None:
     Python's own answers for the name fade.cli with ../cli (its modules,
     fade.cli.main and the rest, are then found through its __path__)."""
     import importlib.util
+    import os
     import sys
-    from pathlib import Path
 
-    here = Path(__file__).resolve().parent
-    folder = here.parent / "cli"
-    if (here / "cli").is_dir() or not (folder / "__init__.py").is_file():
+    here = os.path.dirname(os.path.realpath(__file__))
+    folder = os.path.join(os.path.dirname(here), "cli")
+    if os.path.isdir(os.path.join(here, "cli")) or \
+            not os.path.isfile(os.path.join(folder, "__init__.py")):
         return
 
     class SourceCliFinder:
@@ -91,7 +92,7 @@ def _cli_from_source_checkout() -> None:
             if name != "fade.cli":
                 return None
             return importlib.util.spec_from_file_location(
-                name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+                name, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
 
     sys.meta_path.append(SourceCliFinder())
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 from typing import Iterator
 
 # cuBLAS needs this before its first handle is created to be deterministic.
@@ -45,12 +44,7 @@ def device_name(device: torch.device) -> str:
     """The GPU's or CPU's model name, as a header records it."""
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
-    with contextlib.suppress(OSError):
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
+    return profiles.cpu()[0]
 
 
 def environment_differences(header: Header, device: torch.device) -> list[str]:

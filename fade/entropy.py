@@ -8,15 +8,23 @@ give a different bitstream, so the dtype is pinned here.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-import constriction
 
 from fade.errors import CorruptArchiveError
+from fade.lazy import LazyModule
 
 PROB_DTYPE = np.float32
-# perfect=False: the fast, lazily built quantisation. It changes the
-# bitstream, so it is part of the format and must be the same on both sides.
-_MODEL = constriction.stream.model.Categorical(perfect=False)
+# (loaded when the network first codes: the statistics have a coder of their own)
+constriction = LazyModule("constriction")
+
+
+@functools.cache
+def _model():
+    """perfect=False: the fast, lazily built quantisation. It changes the
+    bitstream, so it is part of the format and must be the same on both sides."""
+    return constriction.stream.model.Categorical(perfect=False)
 
 
 class Encoder:
@@ -29,7 +37,7 @@ class Encoder:
     def encode(self, symbols: np.ndarray, probabilities: np.ndarray) -> None:
         """Encode symbols[i] with the distribution probabilities[i] (rows of 256)."""
         assert probabilities.dtype == PROB_DTYPE
-        self._coder.encode(symbols.astype(np.int32, copy=False), _MODEL, probabilities)
+        self._coder.encode(symbols.astype(np.int32, copy=False), _model(), probabilities)
 
     def finish(self) -> bytes:
         """The compressed payload, as little-endian 32-bit words."""
@@ -71,7 +79,7 @@ class Decoder:
             raise CorruptArchiveError("the model's probabilities are not finite: the header's "
                                       "model settings are not those the archive was made with")
         try:
-            symbols = self._coder.decode(_MODEL, probabilities)
+            symbols = self._coder.decode(_model(), probabilities)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # pyo3 panics derive from BaseException

@@ -31,7 +31,6 @@ tick (docs/results.md has the measurements).
 from __future__ import annotations
 
 import os
-import platform
 import sys
 
 # libgomp's spin before a waiting thread sleeps (see the module docstring).
@@ -43,6 +42,16 @@ NUMERIC_PINS = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 X86_64 = ("x86_64", "AMD64", "amd64")
 
 
+def machine() -> str:
+    """platform.machine() without importing platform (which compiles regular
+    expressions as it loads: a few ms of every process's start)."""
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform
+
+    return platform.machine()
+
+
 def apply() -> bool:
     """Set fade's defaults for what torch reads at load time; False (and
     nothing set) if torch is already loaded, when they could not take effect."""
@@ -50,7 +59,7 @@ def apply() -> bool:
         return False
     if not any(name in os.environ for name in USER_WAIT_SETTINGS):
         os.environ["GOMP_SPINCOUNT"] = GOMP_SPIN_COUNT
-    if platform.machine() in X86_64:
+    if machine() in X86_64:
         for name, value in NUMERIC_PINS.items():
             os.environ.setdefault(name, value)
     return True

@@ -26,7 +26,7 @@ import functools
 import os
 import time
 from dataclasses import dataclass
-from typing import Callable, Container, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Container, Iterator, Protocol
 
 import numpy as np
 
@@ -35,7 +35,9 @@ from fade.config import ModelConfig, coder_threads_for, group_rows, split_sizes
 from fade.device import deterministic
 from fade.lazy import torch
 from fade.network import Predictor
-from fade.pipeline import CoderPool, Coding
+
+if TYPE_CHECKING:
+    from fade.pipeline import CoderPool
 
 # progress(bytes_done, bytes_total, ideal_bits_so_far)
 Progress = Callable[[int, int, float], None]
@@ -236,6 +238,8 @@ def encode(data: bytes, layout: Layout, cfg: ModelConfig, seed: int, device: tor
             rows = starts[start:start + count] + step
             return torch.from_numpy(symbols[rows].astype(np.int64))
 
+    from fade.pipeline import CoderPool, Coding  # (its processes load with the network)
+
     coding = Coding("encode", starts, layout.group_rows, layout.lengths, way, data=symbols)
     workers = coder_threads_for(layout.groups, coder_threads, device.type, os.cpu_count())
     with deterministic(threads), CoderPool(coding, workers, device) as pool:
@@ -249,6 +253,8 @@ def decode(payloads: list[bytes], layout: Layout, cfg: ModelConfig, seed: int,
            progress: Progress | None = None, timings: StepTimings | None = None) -> bytes:
     """The `layout.length` bytes (at least one) that `payloads` code, as
     `encode` coded them; a CorruptArchiveError where a coder finds damage."""
+    from fade.pipeline import CoderPool, Coding
+
     out = np.zeros(layout.length, dtype=np.uint8)
     starts = layout.starts
     coding = Coding("decode", starts, layout.group_rows, layout.lengths, way,

@@ -20,16 +20,13 @@ each frame records the machine that coded it).
 from __future__ import annotations
 
 import collections
-import concurrent.futures
-import concurrent.futures.process
-import multiprocessing
 import queue
 import re
 import signal
 import time
 from typing import Any, Callable, Iterable, Iterator
 
-from fade import cluster, single
+from fade import single
 from fade.errors import CorruptArchiveError, FadeError
 
 # Frames one worker may have waiting beside the one it codes.
@@ -110,6 +107,10 @@ class Processes:
     """The backend of `jobs` > 1: spawned worker processes, one frame each at a time."""
 
     def __init__(self, jobs: int, kind: str, options: dict, report: Report):
+        # (multiprocessing loads with the first pool, not with every process)
+        import concurrent.futures
+        import multiprocessing
+
         self.jobs, self.kind, self.options, self._report = jobs, kind, options, report
         context = multiprocessing.get_context("spawn")
         self._queue = context.Queue()
@@ -125,6 +126,8 @@ class Processes:
         return pending.done()
 
     def result(self, number: int, pending: concurrent.futures.Future) -> tuple:
+        import concurrent.futures.process
+
         while True:
             try:
                 outcome = pending.result(timeout=0.2)
@@ -162,6 +165,8 @@ class RayTasks:
     one GPU with `device="cuda"`); `jobs` is the cluster's CPUs or GPUs."""
 
     def __init__(self, address: str, kind: str, options: dict):
+        from fade import cluster  # (Ray's module: loaded only for a cluster)
+
         self.kind, self.options = kind, options
         self._ray, self._owned = cluster.connect(address)
         settings = options.get("settings")  # compressing: a fade.Settings; decoding: keywords

@@ -29,11 +29,10 @@ import contextlib
 import ctypes
 import functools
 import os
-import platform
 import re
 from dataclasses import dataclass, fields
 
-from fade.environment import X86_64
+from fade.environment import X86_64, machine
 
 PORTABLE = "portable"
 NATIVE = "native"
@@ -85,8 +84,16 @@ def _cpuinfo() -> dict[str, str]:
 
 
 def architecture() -> str:
-    machine = platform.machine()
-    return "x86_64" if machine in X86_64 else machine
+    name = machine()
+    return "x86_64" if name in X86_64 else name
+
+
+def _processor() -> str:
+    """platform.processor(), for a machine whose /proc/cpuinfo does not say
+    (platform loads only then: fade.environment.machine)."""
+    import platform
+
+    return platform.processor()
 
 
 @functools.lru_cache(maxsize=1)
@@ -94,7 +101,7 @@ def cpu() -> tuple[str, str, str]:
     """(model name, vendor, best vector ISA) of this CPU."""
     info = _cpuinfo()
     vendor = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD"}.get(
-        info.get("vendor_id", ""), info.get("vendor_id", "") or platform.processor() or "unknown")
+        info.get("vendor_id", ""), info.get("vendor_id", "") or _processor() or "unknown")
     flags = set(info.get("flags", "").split())
     if architecture() != "x86_64":
         isa = "none"
@@ -110,7 +117,7 @@ def cpu() -> tuple[str, str, str]:
         isa = "AVX"
     else:
         isa = "none"
-    name = info.get("model name") or platform.processor() or platform.machine()
+    name = info.get("model name") or _processor() or machine()
     return name, vendor, isa
 
 

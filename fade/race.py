@@ -15,7 +15,6 @@ its checkpoints whether the hybrid is losing to them
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
 from typing import Callable
 
@@ -27,7 +26,14 @@ from fade.errors import FadeError
 from fade.format.archive import pack_statistics
 from fade.lockstep import Layout
 
-log = logging.getLogger("fade")  # the decision's evidence: the command line shows it under -v
+
+
+def _note(message: str, *values) -> None:
+    """One line of the decision's evidence, at level info on the "fade"
+    logger (the command line shows it under -v; logging loads only here)."""
+    import logging
+
+    logging.getLogger("fade").info(message, *values)
 
 
 class Background:
@@ -171,18 +177,18 @@ class Race:
         if step not in self.shares:
             return False
         if self.alone() is None:
-            log.info("the race at step %d: the statistics alone cannot code the input", step)
+            _note("the race at step %d: the statistics alone cannot code the input", step)
             return False
         need = self.need()
         at, lockstep_bits = self.lockstep_pass.result()
         if step == min(self.shares):
-            log.info("the statistics alone: %s bits in file order; the hybrid must save "
+            _note("the statistics alone: %s bits in file order; the hybrid must save "
                      "%.2f%% of their bits in its lockstep order (%s) to win",
                      f"{self.alone_pass.result()[1]:,}", 100 * need, f"{lockstep_bits:,}")
         share = self.shares[step]
         saving = 1 - hybrid_bits / max(at[step], 1)
         lost = saving < share * need
-        log.info("the race at step %d of %d: the network saved %.2f%% of the statistics' "
+        _note("the race at step %d of %d: the network saved %.2f%% of the statistics' "
                  "bits, %.0f%% of the %.2f%% it must save (at least %.0f%% here): %s", step,
                  self.steps, 100 * saving, 100 * saving / max(need, 1e-9), 100 * need,
                  100 * share, "the statistics alone win" if lost else "the hybrid goes on")

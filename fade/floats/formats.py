@@ -11,7 +11,6 @@ bytes by the caller: nothing is lost.
 from __future__ import annotations
 
 import ast
-import json
 import math
 import struct
 
@@ -92,6 +91,8 @@ def safetensors_segments(data: bytes) -> list[Segment] | None:
     (length,) = struct.unpack_from("<Q", data)
     if length > MAX_SAFETENSORS_HEADER or 8 + length > len(data):
         raise NotAContainer("header length runs past the end of the file")
+    import json  # (a safetensors header only: not in every process's start)
+
     try:
         header = json.loads(data[8:8 + length])
     except (UnicodeDecodeError, json.JSONDecodeError):
