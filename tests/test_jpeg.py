@@ -1,0 +1,95 @@
+"""The JPEG parser a JPEG model will read (fade/statistics/jpeg.py), on
+real JPEGs: the blocks it decodes as it follows the bytes, bit by bit, are
+the file's. The check: this test's own encoder, from those blocks and the
+file's Huffman tables, writes the scan's entropy-coded bytes again, and
+they must be the file's exactly (a block decoded wrong, or at a wrong
+place, comes out as other bytes)."""
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import REPO, corpus_file
+from fade.statistics import jpeg
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("jpeg_follow", REPO / "scripts" / "jpeg_follow.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["jpeg_follow"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+follow = _load_script()  # the parser's check: its encoder writes the scans again
+
+
+@pytest.mark.parametrize("name", ["testorig.jpg", "testimgint.jpg"])
+def test_the_blocks_followed_are_the_files(name):
+    data = corpus_file(name).read_bytes()
+    state, blocks = follow.followed(data)
+    assert state[jpeg.J_STATE] == jpeg.J_NONE  # after the end of image
+    # 227x149 at 4:2:0: 15x10 MCUs of four luma and two chroma blocks
+    assert (state[jpeg.J_MCUS_X], state[jpeg.J_MCUS_Y], state[jpeg.J_MCU_BLOCKS]) == (15, 10, 6)
+    assert len(blocks) == 15 * 10 * 6
+    assert follow.scan_check(data, blocks) == 1
+
+
+def test_restart_markers_are_followed():
+    """The photo's blocks written again with a restart marker every 7 MCUs
+    (a DRI segment before the scan): the same blocks come back."""
+    data = corpus_file("testorig.jpg").read_bytes()
+    _, blocks = follow.followed(data)
+    segments = list(follow.segments(data))
+    tables = {}
+    for marker, payload, _ in segments:
+        if marker == 0xC4:
+            tables.update(follow.codes(payload))
+    scan = next(payload for marker, payload, _ in segments if marker == 0xDA)
+    layout = [(c, tables[(0, scan[2 + 2 * c] >> 4)], tables[(1, scan[2 + 2 * c] & 15)])
+              for c, count in ((0, 4), (1, 1), (2, 1)) for _ in range(count)]
+    start = data.index(b"\xff\xda")
+    restarted = (data[:start] + b"\xff\xdd\x00\x04\x00\x07" + data[start:start + 2 + len(scan) + 2]
+                 + follow.encode(blocks, layout, 7) + b"\xff\xd9")
+    assert restarted.count(b"\xff\xd0") >= 3
+    state, again = follow.followed(restarted)
+    assert np.array_equal(again, blocks)
+    assert state[jpeg.J_RESTARTS] == (150 - 1) // 7  # the markers after MCUs 7, 14, ... 147
+
+
+def test_an_arithmetic_coded_jpeg_is_not_followed():
+    _, blocks = follow.followed(corpus_file("testimgari.jpg").read_bytes())
+    assert len(blocks) == 0
+
+
+def test_a_jpeg_inside_other_bytes_is_found():
+    """A JPEG after other bytes (as in a tar or a PDF), other bytes after it:
+    the same blocks, and nothing followed past its end."""
+    photo = corpus_file("testorig.jpg").read_bytes()
+    _, alone = follow.followed(photo)
+    noise = np.random.default_rng(7).integers(0, 256, 3000, dtype=np.uint8).tobytes()
+    state, inside = follow.followed(noise + photo + noise + b"\xff\xd8")
+    assert np.array_equal(inside, alone)
+    assert state[jpeg.J_STATE] == jpeg.J_HEADERS  # the last two bytes start another
+
+
+def test_damaged_jpegs_are_followed_safely():
+    """Bytes changed anywhere (a byte set to a random value, runs cut out):
+    the parser never fails, decodes no more blocks than the frame can have,
+    and the blocks before the damage are the photo's."""
+    photo = corpus_file("testorig.jpg").read_bytes()
+    _, alone = follow.followed(photo)
+    rng = np.random.default_rng(77)
+    for trial in range(300):
+        damaged = bytearray(photo)
+        at = int(rng.integers(0, len(photo)))
+        if trial % 2:
+            damaged[at] = int(rng.integers(0, 256))
+        else:
+            del damaged[at:at + int(rng.integers(1, 64))]
+        state, blocks = follow.followed(bytes(damaged))
+        assert len(blocks) <= 4096 and state[jpeg.J_STATE] in range(5)
+        if at > photo.index(b"\xff\xda") + 100:  # the damage in the scan, well after its start
+            assert np.array_equal(blocks[:5], alone[:5])
