@@ -93,3 +93,31 @@ def test_damaged_jpegs_are_followed_safely():
         assert len(blocks) <= 4096 and state[jpeg.J_STATE] in range(5)
         if at > photo.index(b"\xff\xda") + 100:  # the damage in the scan, well after its start
             assert np.array_equal(blocks[:5], alone[:5])
+
+
+def _jpeg_config(length: int):
+    import dataclasses
+
+    from fade.config import LEVELS
+    from fade.statistics.models import CANDIDATE_MODELS
+    return dataclasses.replace(LEVELS["default"].statistics,
+                               model=CANDIDATE_MODELS["jpeg-default-next"]).sized(length)
+
+
+def test_the_jpeg_model_codes_a_photo_smaller_and_back():
+    """The candidate JPEG model (F_JPEG, measured, not yet archived) codes
+    the photo smaller than the default level's model for its bytes, and
+    decodes it; so too a damaged copy and bytes that are no JPEG at all."""
+    from fade import statistics
+    from fade.config import LEVELS
+    from fade.kinds import Screen
+    photo = corpus_file("testorig.jpg").read_bytes()
+    level = LEVELS["default"].statistics.for_kind(Screen.of(photo).kind).sized(len(photo))
+    general = statistics.encode_file(photo, level)
+    damaged = photo[:3000] + bytes(range(256)) + photo[3000:]
+    for data in (photo, damaged, general):
+        config = _jpeg_config(len(data))
+        stream = statistics.encode_file(data, config)
+        assert statistics.decode_file(stream, len(data), config) == data
+        if data is photo:
+            assert len(stream) < 0.97 * len(general)

@@ -40,11 +40,11 @@ from fade.statistics.models import MODEL_PARTS
 from fade.statistics.colour import from_green, to_green
 from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, coded_layout,
                                     image_layout, made_header, raw_layout)
-from fade.statistics.parts import (F_AUDIO, F_DNA, F_E8E9, F_IMAGE, F_PIXELS, F_STATES, F_X86,
-                                   MAX_CONTEXTS, active_contexts)
+from fade.statistics.parts import (F_AUDIO, F_DNA, F_E8E9, F_IMAGE, F_JPEG, F_PIXELS, F_STATES,
+                                   F_X86, MAX_CONTEXTS, active_contexts)
 from fade.statistics.compose import predictor_for
 from fade.statistics.state import (APM_KNOTS, C_HIGH, C_NEXT, C_POS, CHECK_FIRST, DNA_INPUTS,
-                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, NETWORK_INPUT,
+                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, JPEG_INPUTS, NETWORK_INPUT,
                                    context_inputs, dna_bits,
                                    dna_sets, final_sets, image_sets, record_sets, state_arrays,
                                    table_sets, x86_sets)
@@ -104,6 +104,9 @@ class Tables(NamedTuple):
             tables.weights.reshape(-1, INPUTS)[:, first:first + DNA_INPUTS] = DNA_WEIGHT
         if parts & F_IMAGE:
             tables.weights.reshape(-1, INPUTS)[:, first:first + IMAGE_INPUTS] = IMAGE_WEIGHT
+        if parts & F_JPEG:  # (its contexts' probabilities at 1/2)
+            tables.weights.reshape(-1, INPUTS)[:, first:first + JPEG_INPUTS] = DNA_WEIGHT
+            tables.dna[:] = 1 << 31
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
         for apm in (tables.apm1, tables.apm2, tables.apm3):
             apm.reshape(-1, APM_KNOTS)[:] = knots

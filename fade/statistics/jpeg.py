@@ -25,7 +25,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT
+from fade.statistics.kernels import JIT, STRETCH, adapt
+from fade.statistics.state import JPEG_FIELDS, JPEG_INPUTS
 
 # What the parser is in (J_STATE): no JPEG; a JPEG's headers (between the
 # markers, or in a segment); a scan's entropy-coded data; a scan lost (its
@@ -48,9 +49,14 @@ J_NONE, J_HEADERS, J_SCAN, J_LOST, J_DONE = range(5)
  # (zig-zag), the Huffman code's bits so far and their count, the extra
  # bits still to read (0: a code is being read), their value so far and
  # count, the run of zeros before the coefficient, MCUs since the restart,
- # the scan's restart markers so far, blocks decoded in all.
+ # the scan's restart markers so far, blocks decoded in all, the first of them
+ # in this scan.
  J_MCU, J_BLOCK, J_K, J_CODE, J_LENGTH, J_EXTRA, J_VALUE, J_SIZE, J_RUN, J_SINCE, J_RESTARTS,
- J_DECODED, J_RING_MASK) = range(32)
+ J_DECODED, J_SCAN_FIRST,
+ # the model's (F_JPEG): whether the contexts are to be found again (a code
+ # or value has ended, a scan or restart begun), whether the next bit is
+ # predicted from them, its weight set.
+ J_FRESH, J_ACTIVE, J_SET) = range(35)
 J_COMPONENT_AT = 40  # per frame component (4 at most): id, h, v, quantiser, blocks across
 COMPONENT_FIELDS = 5
 MAX_COMPONENTS = 4
@@ -68,14 +74,21 @@ HUFFMAN_MAXCODE, HUFFMAN_DELTA, HUFFMAN_VALUES = 0, 17, 34
 HUFFMAN_SIZE = 34 + 256
 J_QUANT_AT = J_HUFFMAN_AT + 8 * HUFFMAN_SIZE  # 4 quantisation tables, zig-zag order
 J_CURRENT_AT = J_QUANT_AT + 4 * 64  # the block being decoded (zig-zag order)
-J_RING_AT = J_CURRENT_AT + 64  # the blocks decoded, a ring of 2^k: 64 each, zig-zag order
+J_HASH_AT = J_CURRENT_AT + 64  # the model's contexts for the code or value being read,
+J_INDEX_AT = J_HASH_AT + JPEG_INPUTS  # and their entries for the next bit
+J_RING_AT = J_INDEX_AT + JPEG_INPUTS  # the blocks decoded, a ring of 2^k: 64 each, zig-zag
+assert J_RING_AT == JPEG_FIELDS  # (fade.statistics.state sizes the model's array by it)
 
 
 def new_state(ring_bits: int) -> np.ndarray:
-    """A parser's state with a ring of 2^ring_bits decoded blocks."""
-    state = np.zeros(J_RING_AT + (64 << ring_bits), dtype=np.int64)
-    state[J_RING_MASK] = (1 << ring_bits) - 1
-    return state
+    """A parser's state with a ring of 2^ring_bits decoded blocks (the
+    ring's size is the array's: F_JPEG's array is state.JPEG_STATE long)."""
+    return np.zeros(J_RING_AT + (64 << ring_bits), dtype=np.int64)
+
+
+@nb.njit(**JIT)
+def _ring_mask(j):
+    return ((j.shape[0] - J_RING_AT) >> 6) - 1
 
 
 @nb.njit(**JIT)
@@ -185,6 +198,7 @@ def _scan(j, buffer, at, end):
         j[J_SCAN_MCUS] = j[component + 4] * rows
     _restart(j)
     j[J_MCU] = j[J_RESTARTS] = 0
+    j[J_SCAN_FIRST] = j[J_DECODED]
     return True
 
 
@@ -195,6 +209,7 @@ def _restart(j):
         j[J_DC_AT + c] = 0
     j[J_BLOCK] = j[J_K] = j[J_CODE] = j[J_LENGTH] = j[J_EXTRA] = j[J_RUN] = 0
     j[J_SINCE] = 0
+    j[J_FRESH] = 1
     for k in range(64):
         j[J_CURRENT_AT + k] = 0
 
@@ -314,7 +329,7 @@ def _coefficient(j, value):
 @nb.njit(**JIT)
 def _end_block(j):
     """The block is decoded: into the ring, and on to the next block or MCU."""
-    ring = J_RING_AT + 64 * (j[J_DECODED] & j[J_RING_MASK])
+    ring = J_RING_AT + 64 * (j[J_DECODED] & _ring_mask(j))
     for k in range(64):
         j[ring + k] = j[J_CURRENT_AT + k]
         j[J_CURRENT_AT + k] = 0
@@ -340,6 +355,7 @@ def jpeg_bit(j, bit):
         j[J_VALUE] = (j[J_VALUE] << 1) | bit
         j[J_EXTRA] -= 1
         if j[J_EXTRA] == 0:
+            j[J_FRESH] = 1
             value = j[J_VALUE]
             if value < (np.int64(1) << (j[J_SIZE] - 1)):
                 value -= (np.int64(1) << j[J_SIZE]) - 1
@@ -356,6 +372,7 @@ def jpeg_bit(j, bit):
         return
     symbol = j[table + HUFFMAN_VALUES + j[J_CODE] + j[table + HUFFMAN_DELTA + length]]
     j[J_CODE] = j[J_LENGTH] = 0
+    j[J_FRESH] = 1
     if j[J_K] == 0:  # the DC's size
         if symbol > 11:
             j[J_STATE] = J_LOST
@@ -376,6 +393,164 @@ def jpeg_bit(j, bit):
         j[J_RUN] += symbol >> 4
         j[J_EXTRA] = j[J_SIZE] = symbol & 15
         j[J_VALUE] = 0
+
+
+# The model (F_JPEG). Natural order (row * 8 + column) of each zig-zag place,
+# and back.
+ZIGZAG = np.array([0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40,
+                   48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29,
+                   22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
+                   47, 55, 62, 63], dtype=np.int64)
+PLACE = np.argsort(ZIGZAG)
+MAP_LIMIT = 255  # the contexts' probabilities: step 1 / (n + 1.5), n at most this
+
+
+@nb.njit(**JIT)
+def _mix(a, b):
+    h = (a ^ (b * 0x2545F4914F6CDD1D)) * 0x9E3779B97F4A7C15
+    return h ^ (h >> 29)
+
+
+@nb.njit(**JIT)
+def _block_offset(j, m, b):
+    """Where block b of this scan's MCU m lies in the ring; -1 where it is not."""
+    if m < 0:
+        return -1
+    index = j[J_SCAN_FIRST] + m * j[J_MCU_BLOCKS] + b
+    if index >= j[J_DECODED] or j[J_DECODED] - index > _ring_mask(j):
+        return -1
+    return J_RING_AT + 64 * (index & _ring_mask(j))
+
+
+@nb.njit(**JIT)
+def _neighbours(j):
+    """Where the current block's neighbours above and to the left lie in the
+    ring, and the block decoded last (-1: none)."""
+    m, b = j[J_MCU], j[J_BLOCK]
+    entry = J_BLOCK_AT + BLOCK_FIELDS * b
+    x, y = j[entry + 1], j[entry + 2]
+    h, v = 1, 1
+    if j[J_SCAN_COMPONENTS] > 1:
+        component = J_COMPONENT_AT + COMPONENT_FIELDS * j[J_SCAN_AT + SCAN_FIELDS * j[entry]]
+        h, v = j[component + 1], j[component + 2]
+    across = j[J_SCAN_X]
+    above = left = last = -1
+    if y > 0:
+        above = _block_offset(j, m, b - h)
+    elif m >= across:
+        above = _block_offset(j, m - across, b + h * (v - 1))
+    if x > 0:
+        left = _block_offset(j, m, b - 1)
+    elif m % across > 0:
+        left = _block_offset(j, m - 1, b + h - 1)
+    if j[J_DECODED] > j[J_SCAN_FIRST]:
+        last = J_RING_AT + 64 * ((j[J_DECODED] - 1) & _ring_mask(j))
+    return above, left, last
+
+
+@nb.njit(**JIT)
+def _end(j, block):
+    """The zig-zag place after a block's last nonzero AC (0: none; 64: no block)."""
+    if block < 0:
+        return 64
+    for k in range(63, 0, -1):
+        if j[block + k] != 0:
+            return k
+    return 0
+
+
+@nb.njit(**JIT)
+def _clip(value, limit):
+    return max(min(value, limit), -limit)
+
+
+@nb.njit(**JIT)
+def _bits(value):
+    """How many bits |value| takes (0-15)."""
+    value = abs(value)
+    n = 0
+    while value and n < 15:
+        value >>= 1
+        n += 1
+    return n
+
+
+@nb.njit(**JIT)
+def jpeg_contexts(j):
+    """The contexts of the code or value about to be read: the coefficient
+    (its component, zig-zag place and, for a value, its size) with what is
+    around it: its block so far, the same coefficient in the blocks above,
+    to the left and decoded last, its neighbours in its own block."""
+    j[J_FRESH] = 0
+    c = j[J_SCAN_AT + SCAN_FIELDS * j[J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]]]
+    k = min(j[J_K] + j[J_RUN], 63)
+    size = j[J_SIZE] if j[J_EXTRA] > 0 else 0
+    above, left, last = _neighbours(j)
+    a = j[above + k] if above >= 0 else 0
+    l = j[left + k] if left >= 0 else 0
+    if k == 0:  # a DC is coded against the last one: its neighbours so too
+        a = a - j[J_DC_AT + c] if above >= 0 else 0
+        l = l - j[J_DC_AT + c] if left >= 0 else 0
+    nonzero = 0
+    total = 0
+    latest = 0
+    for i in range(1, k):
+        if j[J_CURRENT_AT + i] != 0:
+            nonzero += 1
+            total += abs(j[J_CURRENT_AT + i])
+            latest = i
+    previous = j[J_CURRENT_AT + k - 1] if k > 1 else 0
+    before = j[last + k] if last >= 0 else 0
+    row, column = ZIGZAG[k] >> 3, ZIGZAG[k] & 7
+    up = side = 0
+    if row > 0 and PLACE[ZIGZAG[k] - 8] < k:
+        up = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 8]]
+    if column > 0 and PLACE[ZIGZAG[k] - 1] < k:
+        side = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 1]]
+    base = ((c * 64 + k) * 16 + size) * 16
+    values = (0, min(nonzero, 15), (_clip(a, 15) + 16) * 32 + _clip(l, 15) + 16,
+              _clip(a, 255), _clip(l, 255), (_clip(previous, 31) + 32) * 16 + min(j[J_RUN], 15),
+              _clip((a + l) >> 1, 63), _bits(total) * 64 + min(k - latest, 63),
+              _end(j, above) * 65 + _end(j, left), _clip(before, 63),
+              ((_bits(a) * 16 + _bits(l)) * 16 + _bits(up)) * 16 + _bits(side),
+              (_clip(up, 31) + 32) * 64 + _clip(side, 31) + 32)
+    for i in range(JPEG_INPUTS):
+        j[J_HASH_AT + i] = _mix(base + i, values[i] + 1)
+
+
+@nb.njit(**JIT)
+def jpeg_inputs(j, maps, inputs, at):
+    """The JPEG contexts' inputs for the next bit at inputs[at:] (0 where it
+    is not a scan's data), and the bit's weight set (j[J_SET])."""
+    if j[J_STATE] != J_SCAN or j[J_SKIP]:
+        j[J_ACTIVE] = 0
+        for i in range(JPEG_INPUTS):
+            inputs[at + i] = 0
+        return
+    if j[J_FRESH]:
+        jpeg_contexts(j)
+    j[J_ACTIVE] = 1
+    if j[J_EXTRA] > 0:  # a value's bits so far
+        done = j[J_SIZE] - j[J_EXTRA]
+        phase = (np.int64(1) << 20) | (done << 12) | j[J_VALUE]
+        j[J_SET] = (64 + min(j[J_K] + j[J_RUN], 63)) * 16 + done
+    else:  # a code's
+        phase = (np.int64(1) << j[J_LENGTH]) | j[J_CODE]
+        j[J_SET] = min(j[J_K] + j[J_RUN], 63) * 16 + min(j[J_LENGTH], 15)
+    mask = maps.shape[0] - 1
+    for i in range(JPEG_INPUTS):
+        index = _mix(j[J_HASH_AT + i], phase) & mask
+        j[J_INDEX_AT + i] = index
+        inputs[at + i] = STRETCH[maps[index] >> 16]
+
+
+@nb.njit(**JIT)
+def jpeg_learn(j, maps, bit):
+    """The contexts learn the bit, and the parser takes it."""
+    if j[J_ACTIVE]:
+        for i in range(JPEG_INPUTS):
+            adapt(maps, j[J_INDEX_AT + i], bit, MAP_LIMIT)
+        jpeg_bit(j, bit)
 
 
 @nb.njit(**JIT)

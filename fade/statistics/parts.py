@@ -274,6 +274,10 @@ F_SETS5 = 1 << 51
 # its bit history has seen one bit value only (0 elsewhere), as paq8's context
 # maps add an input for a deterministic state.
 F_SURE = 1 << 52
+# JPEG: a JPEG's entropy-coded data predicted from the coefficient each bit
+# belongs to, its block's and its neighbours' (fade.statistics.jpeg), with
+# weight sets by the coefficient and the code's bits so far.
+F_JPEG = 1 << 53
 # What a part reads of another's, so that a model with it has the others too:
 # F_SURE F_STATES' bit-history states (older nodes keep seven bits there
 # instead), F_RUNKEYS F_RUNS' entries, F_TEXT F_WORDS' words, F_RECALL keeps
@@ -312,7 +316,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
               F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2",
-              F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5", F_SURE: "F_SURE"}
+              F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5", F_SURE: "F_SURE", F_JPEG: "F_JPEG"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

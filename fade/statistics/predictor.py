@@ -12,15 +12,12 @@ part learn. `code_byte` runs the eight bits through the coder; the loops
 over a file (`encode_range`, `decode_range`) and over the lockstep's
 sub-streams (`code_step`) call it.
 
-This module is one model's code, not every model's: fade.statistics.compose
-loads it once for each composition of parts a process codes with, as a
-module of its own whose `PARTS` is that composition (the model's parts that
-this module tests, fade.statistics.models). numba reads a module's globals
-as constants, so each `parts & F_...` test below is decided when the
-composition compiles: the code of a part the model lacks is dropped before
-it is typed, costing the model neither time nor compile. The kind modules'
-functions it calls take the model's whole parts (`model_parts`, read at run
-time) and are shared by every composition, each compiled once.
+This module is one model's code: fade.statistics.compose loads it once for
+each composition of parts a process codes with, as a module whose `PARTS`
+numba reads as a constant, so each `parts & F_...` test below is decided
+when it compiles and a part the model lacks costs it nothing. The kind
+modules' functions take the model's whole parts (`model_parts`, at run
+time), each compiled once for every composition.
 """
 
 from __future__ import annotations
@@ -37,9 +34,10 @@ from fade.statistics.kernels import (
     two_dots, typed_once)
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
-    F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_LAYERS, F_LAZY, F_LINES, F_LOG, F_MARKUP,
-    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SOURCE,
-    F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
+    F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_LAYERS, F_LAZY, F_LINES, F_LOG,
+    F_MARKUP, F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SETS5,
+    F_SOURCE, F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86,
+    F_X86MORE)
 from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
 from fade.statistics.text import note_text3, text_contexts, text_sets
 from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
@@ -48,22 +46,22 @@ from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
+from fade.statistics.jpeg import J_ACTIVE, J_SET, jpeg_byte, jpeg_inputs, jpeg_learn
 from fade.statistics.sse import sse_learn, sse_refined, sse_rows
 from fade.statistics.words import (line_context, note_recall, note_words, recall_context,
                                    word_contexts)
 from fade.statistics.x86 import (note_x86, note_x86_more, x86_contexts, x86_more_contexts,
                                 x86_opcode_set, x86_set)
 from fade.statistics.state import (
-    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FIXED_INPUTS, IMAGE_BUSY_SETS,
-    IMAGE_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT,
-    P_DNA_INPUT, P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE,
-    P_RECORD_SETS, P_SETS,
-    FINAL2_AT, FINAL_ROWS, P_TABLE_SETS, P_X86_SETS, S_BASE, S_DNA_HEADER, S_DNA_HISTORY,
-    S_DNA_HITS, S_DNA_LENGTH, S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END,
-    S_IMAGE_PIXEL, S_IMAGE_PHASE, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
-    S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_M_PLACE, S_MATCH_LEN,
-    S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN, SCRATCH_DOTS, SCRATCH_NODE, SET5, SET6, SET10,
-    SETS5_AT, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
+    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FINAL2_AT, FINAL_ROWS, FIXED_INPUTS,
+    IMAGE_BUSY_SETS, IMAGE_INPUTS, JPEG_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, NETWORK_INPUT,
+    P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS,
+    P_PARTS, P_RATE, P_RECORD_SETS, P_SETS, P_TABLE_SETS, P_X86_SETS, SCRATCH_DOTS, SCRATCH_NODE,
+    SET10, SET5, SET6, SETS5_AT, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH,
+    S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PHASE,
+    S_IMAGE_PIXEL, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START,
+    S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_M_PLACE,
+    S_POSITION, S_SLOTS, S_WORDLEN, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
 
 if "PARTS" not in globals():
     raise ImportError("fade.statistics.predictor is one model's code: "
@@ -73,10 +71,9 @@ typed_once()  # (context_hash's one signature, before this composition compiles)
 
 
 def _jit(options: dict):
-    """numba's njit with `options`, for this composition: numba names a
-    function's cache files by its source file and qualified name, the same
-    for every composition of this one file, so the name takes the parts
-    too (else one composition would load another's code from the cache)."""
+    """numba's njit with `options`, for this composition: the name takes the
+    parts too, since numba names a function's cache files by its source file
+    and name (else one composition would load another's code from the cache)."""
     def compiled(function):
         function.__qualname__ = f"{function.__qualname__}_{PARTS:x}"
         return nb.njit(**options)(function)
@@ -214,10 +211,9 @@ def predict(tables, s, c0, bitpos, network):
         n += 2 * count
     if sure_at:
         n += count
-    if parts & F_DNA:  # the counts of bases, an input per order (code_byte's)
-        n += DNA_INPUTS
-    elif parts & F_IMAGE:  # the predictions' inputs (code_byte's)
-        n += IMAGE_INPUTS
+    # the kind's inputs (code_byte's): the counts of bases, the image's predictions, JPEG's
+    n += DNA_INPUTS if parts & F_DNA else IMAGE_INPUTS if parts & F_IMAGE else \
+        JPEG_INPUTS if parts & F_JPEG else 0
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
     if parts & F_TABLE:  # by the field's index, not the contexts found
@@ -235,6 +231,8 @@ def predict(tables, s, c0, bitpos, network):
         set2 = parameters[P_X86_SETS] + x86_set(streams, s) * 8 + bitpos
     elif parts & F_IMAGE:  # by the plane and the neighbourhood
         set2 = parameters[P_IMAGE_SETS] + streams[s, S_IMAGE_SET] * 8 + bitpos
+    elif parts & F_JPEG and tables.runs[J_ACTIVE]:  # by the coefficient and the code so far
+        set2 = parameters[P_IMAGE_SETS] + tables.runs[J_SET]
     elif parts & F_RECORDS and record_kept(streams, s):  # by the column
         set2 = parameters[P_RECORD_SETS] + record_set(streams, s) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
@@ -416,6 +414,8 @@ def end_byte(tables, s, byte, bits, match_bits):
         note_x86(streams, s, byte)
     if parts & F_IMAGE:
         _image_noted(tables, s, byte)
+    if parts & F_JPEG:
+        jpeg_byte(runs, buffer, position)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
     if parts & (F_RECORD | F_RECORDS):
@@ -461,10 +461,9 @@ def end_byte(tables, s, byte, bits, match_bits):
 
 @_jit(JIT)
 def _dna_bit(tables, s, c0, bitpos):
-    """F_DNA: the counts' and matches' inputs for stream s's next bit, after
-    the contexts' (and their runs'). Apart from predict, so that the models
-    without them bind none of their arrays: in predict, binding one more
-    array slowed every model (docs/history/statistics-0.11.md, "Models 10 to 12")."""
+    """F_DNA: the counts' and matches' inputs for stream s's next bit (apart
+    from predict: binding one more array there slowed every model, docs/
+    history/statistics-0.11.md, "Models 10 to 12")."""
     dna_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams, tables.dna,
                tables.dna_bases, tables.match_map, s, c0, bitpos)
 
@@ -478,8 +477,7 @@ def _dna_learned(tables, s, bit):
 @_jit(JIT)
 def _image_start(tables, s):
     """F_IMAGE: stream s's image contexts and predictions for its next byte
-    (apart from _start_byte, which every model runs: compiled into it, they
-    slowed text 5-9%)."""
+    (apart from _start_byte: compiled into it, they slowed text 5-9%)."""
     image_contexts(tables.scratch, tables.streams, tables.buffer, tables.dna_bases,
                    tables.runs, s, tables.parameters[P_PARTS])
 
@@ -511,6 +509,8 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
             _dna_bit(tables, s, c0, bitpos)
         elif parts & F_IMAGE:
             _image_bit(tables, s, c0, bitpos)
+        elif parts & F_JPEG:
+            jpeg_inputs(tables.runs, tables.dna, tables.inputs, parameters[P_DNA_INPUT])
         network = 0
         if distribution.shape[0] == 256:
             network = network_bits(distribution, c0, bitpos)
@@ -520,6 +520,8 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         update(tables, s, c0, bitpos, bit, node)
         if parts & F_DNA:
             _dna_learned(tables, s, bit)
+        elif parts & F_JPEG:
+            jpeg_learn(tables.runs, tables.dna, bit)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             second_nibble(tables, s, bits, c0)
@@ -543,9 +545,8 @@ def begin_streams(tables, starts, lengths):
 
 @_jit(JIT)
 def begin_image(tables, s, start, end, stride, row, pixel):
-    """F_IMAGE: stream s's pixels lie from its byte `start` (its next) to
-    `end`, rows of `stride` bytes (`row` of them pixels, `pixel` bytes a
-    pixel): its next byte's contexts are hashed again, knowing it."""
+    """F_IMAGE: stream s's pixels lie from its next byte `start` to `end`, rows of
+    `stride` bytes (`row` of them pixels, `pixel` bytes a pixel): hash again."""
     streams = tables.streams
     streams[s, S_IMAGE_START] = start
     streams[s, S_IMAGE_END] = end
@@ -584,8 +585,7 @@ def decode_range(tables, payload, out, begin, end):
 @_jit(JIT)
 def code_step(tables, stream, symbols, distributions, count, decoding):
     """One lockstep step: byte `symbols[s]` of streams s < count, each with the
-    network's weights `distributions[s]` (or none, if that array has no
-    columns); decoding fills `symbols` instead."""
+    network's weights `distributions[s]` (none: no columns); decoding fills `symbols`."""
     coder = tables.coder
     for s in range(count):
         if distributions.shape[1] == 256:

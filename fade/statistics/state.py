@@ -17,7 +17,7 @@ import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_BLOCK, F_DNA,
-                                   F_FINAL2, F_IMAGE, F_INDIRECT, F_MARKUP, F_RECALL, F_RECORD,
+                                   F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_MARKUP, F_RECALL, F_RECORD,
                                    F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SURE, F_TABLE, F_RECORDS,
                                    F_SSE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, IMAGE_CONTEXTS,
                                    IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
@@ -121,6 +121,19 @@ IMAGE_COUNT_LIMIT = 4095  # a histogram's counts halve when their total reaches 
 # of more than a third of it see other rows' errors as their neighbours').
 IMAGE_RING = 1 << 17
 IMAGE_RING_MASK = IMAGE_RING - 1
+# F_JPEG (fade.statistics.jpeg): an input per JPEG context, where F_DNA's
+# are; weight sets in F_IMAGE's place (no model has both) by the phase (a
+# Huffman code, or its value's extra bits), the coefficient's place in
+# zig-zag order and the bits of the code or value so far; the contexts'
+# adaptive probabilities (2^JPEG_MAP_BITS, in F_DNA's array); the parser's
+# state with a ring of 2^JPEG_RING_BITS decoded blocks (in F_RUNS' array:
+# jpeg.J_RING_AT fields before the ring, checked there).
+JPEG_INPUTS = 12
+JPEG_SETS = 2 * 64 * 16
+JPEG_MAP_BITS = 22
+JPEG_RING_BITS = 13
+JPEG_FIELDS = 2792
+JPEG_STATE = JPEG_FIELDS + (64 << JPEG_RING_BITS)
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8
 # F_SETS with F_IMAGE, in SET5's and SET6's places: by the plane (0-3) and
@@ -161,8 +174,8 @@ def context_inputs(parts: int) -> int:
 # for all slowed text 5-9%). Image models have fewer (2 of the shared and 18
 # image contexts, two inputs each, and IMAGE_INPUTS).
 INPUTS = max(FIXED_INPUTS + context_inputs(parts) * len(active_contexts(parts, True)[0])
-             + (DNA_INPUTS if parts & F_DNA else 0) for parts in MODEL_PARTS
-             if not parts & F_IMAGE)
+             + (DNA_INPUTS if parts & F_DNA else JPEG_INPUTS if parts & F_JPEG else 0)
+             for parts in MODEL_PARTS if not parts & F_IMAGE)
 assert FIXED_INPUTS + 2 * (IMAGE_SHARED + IMAGE_CONTEXTS) + IMAGE_INPUTS <= INPUTS
 BYTE_FOLLOWERS = 256 + 65536  # F_INDIRECT: the bytes that followed each byte and pair
 WORD_FOLLOWERS_AT = BYTE_FOLLOWERS  # F_WORDS: the words that followed words, after those
@@ -321,11 +334,12 @@ def table_bytes(bits: int) -> int:
 
 def weight_sets(parts: int) -> int:
     """How many weight sets (rows of INPUTS weights) a model with `parts` has."""
-    return image_sets(parts) + (IMAGE_SETS if parts & F_IMAGE else 0)
+    return image_sets(parts) + (IMAGE_SETS if parts & F_IMAGE else
+                                JPEG_SETS if parts & F_JPEG else 0)
 
 
 def image_sets(parts: int) -> int:
-    """Where F_IMAGE's weight sets start: after F_RECORDS'."""
+    """Where F_IMAGE's (or F_JPEG's) weight sets start: after F_RECORDS'."""
     return record_sets(parts) + (RECORD_SETS if parts & F_RECORDS else 0)
 
 
@@ -421,9 +435,10 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # weights, per predictor and plane, then F_BLOCK's per plane and place.
         # (Kept in arrays that other kinds use: each more field of Tables
         # costs every model 4-7%, as a call passes it.)
+        # F_JPEG (never with F_RUNS or F_IMAGE): the JPEG parser's state.
         ("runs", (slots if parts & F_RUNS else len(OLS_SHIFTS) * 4 * OLS_SIZE
                   + (BLOCK_CELLS * BLOCK_SIZE if parts & F_BLOCK else 0)
-                  if parts & F_IMAGE else 1,), np.int64),
+                  if parts & F_IMAGE else JPEG_STATE if parts & F_JPEG else 1,), np.int64),
         ("run_map", (MAX_CONTEXTS * 256,), np.uint32),
         ("recent", (streams if parts & (F_RECORD | F_RECORDS | F_MARKUP | F_X86MORE) else 1,
                     RECENT + (4 * MARKUP_FIELDS if parts & F_MARKUP else 0)
@@ -431,8 +446,9 @@ def state_arrays(config: StatisticsConfig, streams: int,
          np.int64),  # F_RECORD, F_RECORDS, F_MARKUP, F_X86MORE
         # F_DNA: the four bases' counts (8 bits each) after each context, per order;
         # F_IMAGE (never with F_DNA): the predictions' residual histograms.
-        ("dna", (IMAGE_MAP if parts & F_IMAGE else dna_entries(parts, config.table_bits),),
-         np.uint32),
+        # F_JPEG: its contexts' adaptive probabilities.
+        ("dna", (IMAGE_MAP if parts & F_IMAGE else 1 << JPEG_MAP_BITS if parts & F_JPEG
+                 else dna_entries(parts, config.table_bits),), np.uint32),
         # F_DNA: each stream's bases (0-3) in order, from its place in the buffer;
         # F_IMAGE: each prediction's error at each of the last IMAGE_RING bytes.
         ("dna_bases", (length if parts & F_DNA else IMAGE_RING * IMAGE_PREDICTIONS
