@@ -95,29 +95,25 @@ def test_damaged_jpegs_are_followed_safely():
             assert np.array_equal(blocks[:5], alone[:5])
 
 
-def _jpeg_config(length: int):
+@pytest.mark.parametrize("level", ["fast", "default"])
+def test_the_jpeg_models_code_a_photo_smaller_and_back(level):
+    """The candidate JPEG models (F_JPEG, measured, not yet archived) code
+    the photo smaller than the level's model for its bytes, and decode it;
+    so too a damaged copy, and bytes that are no JPEG at all."""
     import dataclasses
 
-    from fade.config import LEVELS
-    from fade.statistics.models import CANDIDATE_MODELS
-    return dataclasses.replace(LEVELS["default"].statistics,
-                               model=CANDIDATE_MODELS["jpeg-default-next"]).sized(length)
-
-
-def test_the_jpeg_model_codes_a_photo_smaller_and_back():
-    """The candidate JPEG model (F_JPEG, measured, not yet archived) codes
-    the photo smaller than the default level's model for its bytes, and
-    decodes it; so too a damaged copy and bytes that are no JPEG at all."""
     from fade import statistics
     from fade.config import LEVELS
     from fade.kinds import Screen
+    from fade.statistics.models import CANDIDATE_MODELS
     photo = corpus_file("testorig.jpg").read_bytes()
-    level = LEVELS["default"].statistics.for_kind(Screen.of(photo).kind).sized(len(photo))
-    general = statistics.encode_file(photo, level)
+    settings = LEVELS[level].statistics
+    general = statistics.encode_file(photo, settings.for_kind(Screen.of(photo).kind)
+                                     .sized(len(photo)))
     damaged = photo[:3000] + bytes(range(256)) + photo[3000:]
     for data in (photo, damaged, general):
-        config = _jpeg_config(len(data))
-        stream = statistics.encode_file(data, config)
-        assert statistics.decode_file(stream, len(data), config) == data
+        config = dataclasses.replace(settings, model=CANDIDATE_MODELS[f"jpeg-{level}-next"])
+        stream = statistics.encode_file(data, config.sized(len(data)))
+        assert statistics.decode_file(stream, len(data), config.sized(len(data))) == data
         if data is photo:
             assert len(stream) < 0.97 * len(general)

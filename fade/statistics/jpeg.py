@@ -1,4 +1,4 @@
-"""JPEG files followed bit by bit (issue 77, the parser of a JPEG model to come).
+"""JPEG files followed bit by bit (issue 77: what F_JPEG's model reads).
 
 A JPEG model predicts the bits of a photo's entropy-coded data from the
 coefficient each bit belongs to, so it must know, before every bit, where
@@ -18,6 +18,8 @@ markers. What it cannot follow (a progressive or arithmetic-coded frame,
 until the next start of image, and a scan whose codes stop making sense
 waits for its next restart marker (J_LOST). The bytes are coded as they are
 whatever it finds, so a wrong guess here costs bits, never the data.
+
+The model that reads it is fade.statistics.coefficients (F_JPEG).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, STRETCH, adapt
+from fade.statistics.kernels import JIT
 from fade.statistics.state import JPEG_FIELDS, JPEG_INPUTS
 
 # What the parser is in (J_STATE): no JPEG; a JPEG's headers (between the
@@ -56,7 +58,9 @@ J_NONE, J_HEADERS, J_SCAN, J_LOST, J_DONE = range(5)
  # the model's (F_JPEG): whether the contexts are to be found again (a code
  # or value has ended, a scan or restart begun), whether the next bit is
  # predicted from them, its weight set.
- J_FRESH, J_ACTIVE, J_SET) = range(35)
+ J_FRESH, J_ACTIVE, J_SET, J_SET3, J_SET4,
+ # the block's last run and size read (an AC code's symbol; 0 at its start)
+ J_LAST_RS) = range(38)
 J_COMPONENT_AT = 40  # per frame component (4 at most): id, h, v, quantiser, blocks across
 COMPONENT_FIELDS = 5
 MAX_COMPONENTS = 4
@@ -87,7 +91,7 @@ def new_state(ring_bits: int) -> np.ndarray:
 
 
 @nb.njit(**JIT)
-def _ring_mask(j):
+def ring_mask(j):
     return ((j.shape[0] - J_RING_AT) >> 6) - 1
 
 
@@ -329,12 +333,12 @@ def _coefficient(j, value):
 @nb.njit(**JIT)
 def _end_block(j):
     """The block is decoded: into the ring, and on to the next block or MCU."""
-    ring = J_RING_AT + 64 * (j[J_DECODED] & _ring_mask(j))
+    ring = J_RING_AT + 64 * (j[J_DECODED] & ring_mask(j))
     for k in range(64):
         j[ring + k] = j[J_CURRENT_AT + k]
         j[J_CURRENT_AT + k] = 0
     j[J_DECODED] += 1
-    j[J_K] = 0
+    j[J_K] = j[J_LAST_RS] = 0
     j[J_BLOCK] += 1
     if j[J_BLOCK] == j[J_MCU_BLOCKS]:
         j[J_BLOCK] = 0
@@ -384,173 +388,17 @@ def jpeg_bit(j, bit):
     elif symbol == 0:  # end of block
         _end_block(j)
     elif symbol == 0xF0:  # sixteen zeros
+        j[J_LAST_RS] = symbol
         j[J_RUN] += 16
         if j[J_K] + j[J_RUN] > 63:
             j[J_STATE] = J_LOST
     elif (symbol & 15) == 0 or (symbol & 15) > 10:
         j[J_STATE] = J_LOST
     else:
+        j[J_LAST_RS] = symbol
         j[J_RUN] += symbol >> 4
         j[J_EXTRA] = j[J_SIZE] = symbol & 15
         j[J_VALUE] = 0
-
-
-# The model (F_JPEG). Natural order (row * 8 + column) of each zig-zag place,
-# and back.
-ZIGZAG = np.array([0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40,
-                   48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29,
-                   22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
-                   47, 55, 62, 63], dtype=np.int64)
-PLACE = np.argsort(ZIGZAG)
-MAP_LIMIT = 255  # the contexts' probabilities: step 1 / (n + 1.5), n at most this
-
-
-@nb.njit(**JIT)
-def _mix(a, b):
-    h = (a ^ (b * 0x2545F4914F6CDD1D)) * 0x9E3779B97F4A7C15
-    return h ^ (h >> 29)
-
-
-@nb.njit(**JIT)
-def _block_offset(j, m, b):
-    """Where block b of this scan's MCU m lies in the ring; -1 where it is not."""
-    if m < 0:
-        return -1
-    index = j[J_SCAN_FIRST] + m * j[J_MCU_BLOCKS] + b
-    if index >= j[J_DECODED] or j[J_DECODED] - index > _ring_mask(j):
-        return -1
-    return J_RING_AT + 64 * (index & _ring_mask(j))
-
-
-@nb.njit(**JIT)
-def _neighbours(j):
-    """Where the current block's neighbours above and to the left lie in the
-    ring, and the block decoded last (-1: none)."""
-    m, b = j[J_MCU], j[J_BLOCK]
-    entry = J_BLOCK_AT + BLOCK_FIELDS * b
-    x, y = j[entry + 1], j[entry + 2]
-    h, v = 1, 1
-    if j[J_SCAN_COMPONENTS] > 1:
-        component = J_COMPONENT_AT + COMPONENT_FIELDS * j[J_SCAN_AT + SCAN_FIELDS * j[entry]]
-        h, v = j[component + 1], j[component + 2]
-    across = j[J_SCAN_X]
-    above = left = last = -1
-    if y > 0:
-        above = _block_offset(j, m, b - h)
-    elif m >= across:
-        above = _block_offset(j, m - across, b + h * (v - 1))
-    if x > 0:
-        left = _block_offset(j, m, b - 1)
-    elif m % across > 0:
-        left = _block_offset(j, m - 1, b + h - 1)
-    if j[J_DECODED] > j[J_SCAN_FIRST]:
-        last = J_RING_AT + 64 * ((j[J_DECODED] - 1) & _ring_mask(j))
-    return above, left, last
-
-
-@nb.njit(**JIT)
-def _end(j, block):
-    """The zig-zag place after a block's last nonzero AC (0: none; 64: no block)."""
-    if block < 0:
-        return 64
-    for k in range(63, 0, -1):
-        if j[block + k] != 0:
-            return k
-    return 0
-
-
-@nb.njit(**JIT)
-def _clip(value, limit):
-    return max(min(value, limit), -limit)
-
-
-@nb.njit(**JIT)
-def _bits(value):
-    """How many bits |value| takes (0-15)."""
-    value = abs(value)
-    n = 0
-    while value and n < 15:
-        value >>= 1
-        n += 1
-    return n
-
-
-@nb.njit(**JIT)
-def jpeg_contexts(j):
-    """The contexts of the code or value about to be read: the coefficient
-    (its component, zig-zag place and, for a value, its size) with what is
-    around it: its block so far, the same coefficient in the blocks above,
-    to the left and decoded last, its neighbours in its own block."""
-    j[J_FRESH] = 0
-    c = j[J_SCAN_AT + SCAN_FIELDS * j[J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]]]
-    k = min(j[J_K] + j[J_RUN], 63)
-    size = j[J_SIZE] if j[J_EXTRA] > 0 else 0
-    above, left, last = _neighbours(j)
-    a = j[above + k] if above >= 0 else 0
-    l = j[left + k] if left >= 0 else 0
-    if k == 0:  # a DC is coded against the last one: its neighbours so too
-        a = a - j[J_DC_AT + c] if above >= 0 else 0
-        l = l - j[J_DC_AT + c] if left >= 0 else 0
-    nonzero = 0
-    total = 0
-    latest = 0
-    for i in range(1, k):
-        if j[J_CURRENT_AT + i] != 0:
-            nonzero += 1
-            total += abs(j[J_CURRENT_AT + i])
-            latest = i
-    previous = j[J_CURRENT_AT + k - 1] if k > 1 else 0
-    before = j[last + k] if last >= 0 else 0
-    row, column = ZIGZAG[k] >> 3, ZIGZAG[k] & 7
-    up = side = 0
-    if row > 0 and PLACE[ZIGZAG[k] - 8] < k:
-        up = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 8]]
-    if column > 0 and PLACE[ZIGZAG[k] - 1] < k:
-        side = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 1]]
-    base = ((c * 64 + k) * 16 + size) * 16
-    values = (0, min(nonzero, 15), (_clip(a, 15) + 16) * 32 + _clip(l, 15) + 16,
-              _clip(a, 255), _clip(l, 255), (_clip(previous, 31) + 32) * 16 + min(j[J_RUN], 15),
-              _clip((a + l) >> 1, 63), _bits(total) * 64 + min(k - latest, 63),
-              _end(j, above) * 65 + _end(j, left), _clip(before, 63),
-              ((_bits(a) * 16 + _bits(l)) * 16 + _bits(up)) * 16 + _bits(side),
-              (_clip(up, 31) + 32) * 64 + _clip(side, 31) + 32)
-    for i in range(JPEG_INPUTS):
-        j[J_HASH_AT + i] = _mix(base + i, values[i] + 1)
-
-
-@nb.njit(**JIT)
-def jpeg_inputs(j, maps, inputs, at):
-    """The JPEG contexts' inputs for the next bit at inputs[at:] (0 where it
-    is not a scan's data), and the bit's weight set (j[J_SET])."""
-    if j[J_STATE] != J_SCAN or j[J_SKIP]:
-        j[J_ACTIVE] = 0
-        for i in range(JPEG_INPUTS):
-            inputs[at + i] = 0
-        return
-    if j[J_FRESH]:
-        jpeg_contexts(j)
-    j[J_ACTIVE] = 1
-    if j[J_EXTRA] > 0:  # a value's bits so far
-        done = j[J_SIZE] - j[J_EXTRA]
-        phase = (np.int64(1) << 20) | (done << 12) | j[J_VALUE]
-        j[J_SET] = (64 + min(j[J_K] + j[J_RUN], 63)) * 16 + done
-    else:  # a code's
-        phase = (np.int64(1) << j[J_LENGTH]) | j[J_CODE]
-        j[J_SET] = min(j[J_K] + j[J_RUN], 63) * 16 + min(j[J_LENGTH], 15)
-    mask = maps.shape[0] - 1
-    for i in range(JPEG_INPUTS):
-        index = _mix(j[J_HASH_AT + i], phase) & mask
-        j[J_INDEX_AT + i] = index
-        inputs[at + i] = STRETCH[maps[index] >> 16]
-
-
-@nb.njit(**JIT)
-def jpeg_learn(j, maps, bit):
-    """The contexts learn the bit, and the parser takes it."""
-    if j[J_ACTIVE]:
-        for i in range(JPEG_INPUTS):
-            adapt(maps, j[J_INDEX_AT + i], bit, MAP_LIMIT)
-        jpeg_bit(j, bit)
 
 
 @nb.njit(**JIT)

@@ -201,6 +201,8 @@ BAND_MODELS = {model.kind: len(MODELS) + k for k, model in enumerate(BAND)}
 CANDIDATES: dict[str, Model] = {
     # a JPEG model (issue 77): the default's general parts and F_JPEG's contexts
     "jpeg-default-next": Model("jpeg", "default", F_LAYERS | F_APM3 | F_RATE | F_JPEG, 2),
+    # and fast's: its contexts alone, mixed by one layer
+    "jpeg-fast-next": Model("jpeg", "fast", F_JPEG, 2),
 }
 CANDIDATE_MODELS = {name: len(MODELS) + len(BAND) + k for k, name in enumerate(CANDIDATES)}
 # What is measured but never archived, at the indices after MODELS'.

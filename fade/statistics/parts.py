@@ -276,7 +276,8 @@ F_SETS5 = 1 << 51
 F_SURE = 1 << 52
 # JPEG: a JPEG's entropy-coded data predicted from the coefficient each bit
 # belongs to, its block's and its neighbours' (fade.statistics.jpeg), with
-# weight sets by the coefficient and the code's bits so far.
+# weight sets and the second APM's rows by the coefficient and the code's
+# bits so far; orders 1 and 2 alone of the shared contexts.
 F_JPEG = 1 << 53
 # What a part reads of another's, so that a model with it has the others too:
 # F_SURE F_STATES' bit-history states (older nodes keep seven bits there
@@ -348,11 +349,11 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:
     """The contexts a model with `parts` feeds the mixer, in input order
-    (shared, but orders 1 and 2 alone with F_DNA; the parts' own; then keyed
-    ones if `keyed`); the places in that
+    (shared, but orders 1 and 2 alone with F_DNA or F_JPEG; the parts' own;
+    then keyed ones if `keyed`); the places in that
     order of the contexts from model 2 on; and how many come before the keyed."""
-    active = list(range(DNA_SHARED if parts & F_DNA else IMAGE_SHARED if parts & F_IMAGE
-                        else SHARED))
+    active = list(range(DNA_SHARED if parts & (F_DNA | F_JPEG) else
+                        IMAGE_SHARED if parts & F_IMAGE else SHARED))
     late = []
     for index, part in OPTIONAL_CONTEXTS:
         if parts & part:

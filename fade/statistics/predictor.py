@@ -46,7 +46,8 @@ from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
-from fade.statistics.jpeg import J_ACTIVE, J_SET, jpeg_byte, jpeg_inputs, jpeg_learn
+from fade.statistics.jpeg import J_ACTIVE, J_SET, jpeg_byte
+from fade.statistics.coefficients import jpeg_inputs, jpeg_layers, jpeg_learn
 from fade.statistics.sse import sse_learn, sse_refined, sse_rows
 from fade.statistics.words import (line_context, note_recall, note_words, recall_context,
                                    word_contexts)
@@ -174,6 +175,8 @@ def predict(tables, s, c0, bitpos, network):
     model_parts = parameters[P_PARTS]
     # The APMs' rows, asked for now: read after the mixing, they missed the cache.
     row2 = (streams[s, S_IMAGE_PREDICTED] if parts & F_IMAGE else last) * 256 + c0
+    if parts & F_JPEG and tables.runs[J_ACTIVE]:  # by the coefficient and the code so far
+        row2 = tables.runs[J_SET]
     apm_prefetch(apm2, row2)
     if parts & F_APM3:  # by order 2 and c0
         key = streams[s, S_HISTORY] & 0xFFFF
@@ -249,6 +252,8 @@ def predict(tables, s, c0, bitpos, network):
             set4 = LAYER_SETS + 256 + streams[s, S_IMAGE_PREDICTED]
         elif parts & F_MARKUP:  # by where the byte is in the markup and its place
             set4 = LAYER_SETS + 256 + streams[s, S_M_PLACE]
+        if parts & F_JPEG:  # by the coefficient's neighbours instead, in a scan
+            set3, set4 = jpeg_layers(tables.runs, parameters[P_IMAGE_SETS], set3, set4)
         _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
         if parts & F_SETS and parts & F_IMAGE:  # by the plane and the pixel's place in
             set5 = MORE_SETS + streams[s, S_IMAGE_PHASE]  # its block; in its strip
@@ -469,12 +474,6 @@ def _dna_bit(tables, s, c0, bitpos):
 
 
 @_jit(JIT)
-def _dna_learned(tables, s, bit):
-    """F_DNA: the matches' probabilities learn stream s's bit."""
-    dna_learn(tables.match_map, tables.streams, s, bit)
-
-
-@_jit(JIT)
 def _image_start(tables, s):
     """F_IMAGE: stream s's image contexts and predictions for its next byte
     (apart from _start_byte: compiled into it, they slowed text 5-9%)."""
@@ -518,8 +517,8 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         node = scratch[SCRATCH_NODE]
         bit = code_bit(coder, stream, (byte >> (7 - bitpos)) & 1, p, decoding)
         update(tables, s, c0, bitpos, bit, node)
-        if parts & F_DNA:
-            _dna_learned(tables, s, bit)
+        if parts & F_DNA:  # the matches' probabilities learn the bit
+            dna_learn(tables.match_map, tables.streams, s, bit)
         elif parts & F_JPEG:
             jpeg_learn(tables.runs, tables.dna, bit)
         c0 = (c0 << 1) | bit
@@ -548,10 +547,8 @@ def begin_image(tables, s, start, end, stride, row, pixel):
     """F_IMAGE: stream s's pixels lie from its next byte `start` to `end`, rows of
     `stride` bytes (`row` of them pixels, `pixel` bytes a pixel): hash again."""
     streams = tables.streams
-    streams[s, S_IMAGE_START] = start
-    streams[s, S_IMAGE_END] = end
-    streams[s, S_IMAGE_STRIDE] = stride
-    streams[s, S_IMAGE_ROW] = row
+    streams[s, S_IMAGE_START], streams[s, S_IMAGE_END] = start, end
+    streams[s, S_IMAGE_STRIDE], streams[s, S_IMAGE_ROW] = stride, row
     streams[s, S_IMAGE_PIXEL] = pixel
     _start_byte(tables, s, tables.parameters[P_BITS])
 

@@ -122,17 +122,18 @@ IMAGE_COUNT_LIMIT = 4095  # a histogram's counts halve when their total reaches 
 IMAGE_RING = 1 << 17
 IMAGE_RING_MASK = IMAGE_RING - 1
 # F_JPEG (fade.statistics.jpeg): an input per JPEG context, where F_DNA's
-# are; weight sets in F_IMAGE's place (no model has both) by the phase (a
+# are; weight sets in F_IMAGE's place (no model has both): by the phase (a
 # Huffman code, or its value's extra bits), the coefficient's place in
-# zig-zag order and the bits of the code or value so far; the contexts'
-# adaptive probabilities (2^JPEG_MAP_BITS, in F_DNA's array); the parser's
-# state with a ring of 2^JPEG_RING_BITS decoded blocks (in F_RUNS' array:
-# jpeg.J_RING_AT fields before the ring, checked there).
-JPEG_INPUTS = 12
-JPEG_SETS = 2 * 64 * 16
+# zig-zag order and the bits of the code or value so far (2048), then
+# F_LAYERS' two (jpeg.jpeg_contexts); the contexts' adaptive probabilities
+# (2^JPEG_MAP_BITS, in F_DNA's array); the parser's state with a ring of
+# 2^JPEG_RING_BITS decoded blocks (in F_RUNS' array: jpeg.J_RING_AT fields
+# before the ring, checked there).
+JPEG_INPUTS = 16
+JPEG_SETS = 8192
 JPEG_MAP_BITS = 22
 JPEG_RING_BITS = 13
-JPEG_FIELDS = 2792
+JPEG_FIELDS = 2800
 JPEG_STATE = JPEG_FIELDS + (64 << JPEG_RING_BITS)
 # match state (0: none, else 1 + 2 x length up to 31 + the expected bit) x bit position
 SET6 = 65 * 8

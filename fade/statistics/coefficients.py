@@ -1,0 +1,235 @@
+"""F_JPEG: the contexts of a JPEG's coefficients (issue 77).
+
+The model (part F_JPEG, candidates jpeg-fast-next and jpeg-default-next:
+measured, not yet archived) reads where fade.statistics.jpeg's parser
+stands. Before each code or value, `jpeg_contexts` hashes sixteen contexts
+of the coefficient it belongs to (its component and place, its block so
+far, the same coefficient in the blocks above, to the left and decoded
+last, predicted from those neighbours as the pixels along the shared edge
+being alike, its neighbours in its own block); before each bit,
+`jpeg_inputs` finds each context's adaptive probability by the code's or
+value's bits so far, and the bit's weight sets; after it, `jpeg_learn`
+updates them and the parser.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from fade.statistics.jpeg import (
+    BLOCK_FIELDS, COMPONENT_FIELDS, J_ACTIVE, J_BLOCK, J_BLOCK_AT, J_COMPONENT_AT, J_CURRENT_AT,
+    J_DC_AT, J_DECODED, J_EXTRA, J_FRESH, J_HASH_AT, J_INDEX_AT, J_K, J_LAST_RS, J_LENGTH, J_MCU,
+    J_MCU_BLOCKS, J_QUANT_AT, J_RING_AT, J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS,
+    J_SCAN_FIRST, J_SCAN_X, J_SET, J_SET3, J_SET4, J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE,
+    SCAN_FIELDS, jpeg_bit, ring_mask)
+from fade.statistics.kernels import JIT, STRETCH, adapt
+from fade.statistics.state import JPEG_INPUTS, JPEG_SETS
+
+# Natural order (row * 8 + column) of each zig-zag place, and back.
+ZIGZAG = np.array([0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40,
+                   48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29,
+                   22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
+                   47, 55, 62, 63], dtype=np.int64)
+PLACE = np.argsort(ZIGZAG)
+CODE_SETS = 2 * 64 * 16  # J_SET's: by the phase, the place and the code's or value's bits
+assert CODE_SETS + 4 * 64 * 16 + 64 * 16 * 2 == JPEG_SETS
+MAP_LIMIT = 127  # the contexts' probabilities: step 1 / (n + 1.5), n at most this
+
+
+@nb.njit(**JIT)
+def _mix(a, b):
+    h = (a ^ (b * 0x2545F4914F6CDD1D)) * 0x9E3779B97F4A7C15
+    return h ^ (h >> 29)
+
+
+@nb.njit(**JIT)
+def _block_offset(j, m, b):
+    """Where block b of this scan's MCU m lies in the ring; -1 where it is not."""
+    if m < 0:
+        return -1
+    index = j[J_SCAN_FIRST] + m * j[J_MCU_BLOCKS] + b
+    if index >= j[J_DECODED] or j[J_DECODED] - index > ring_mask(j):
+        return -1
+    return J_RING_AT + 64 * (index & ring_mask(j))
+
+
+@nb.njit(**JIT)
+def _neighbours(j):
+    """Where the current block's neighbours above and to the left lie in the
+    ring, and the block decoded last (-1: none)."""
+    m, b = j[J_MCU], j[J_BLOCK]
+    entry = J_BLOCK_AT + BLOCK_FIELDS * b
+    x, y = j[entry + 1], j[entry + 2]
+    h, v = 1, 1
+    if j[J_SCAN_COMPONENTS] > 1:
+        component = J_COMPONENT_AT + COMPONENT_FIELDS * j[J_SCAN_AT + SCAN_FIELDS * j[entry]]
+        h, v = j[component + 1], j[component + 2]
+    across = j[J_SCAN_X]
+    above = left = last = -1
+    if y > 0:
+        above = _block_offset(j, m, b - h)
+    elif m >= across:
+        above = _block_offset(j, m - across, b + h * (v - 1))
+    if x > 0:
+        left = _block_offset(j, m, b - 1)
+    elif m % across > 0:
+        left = _block_offset(j, m - 1, b + h - 1)
+    if j[J_DECODED] > j[J_SCAN_FIRST]:
+        last = J_RING_AT + 64 * ((j[J_DECODED] - 1) & ring_mask(j))
+    return above, left, last
+
+
+@nb.njit(**JIT)
+def _end(j, block):
+    """The zig-zag place of a block's last nonzero AC (0: none; 64: no block)."""
+    if block < 0:
+        return 64
+    for k in range(63, 0, -1):
+        if j[block + k] != 0:
+            return k
+    return 0
+
+
+@nb.njit(**JIT)
+def _clip(value, limit):
+    return max(min(value, limit), -limit)
+
+
+@nb.njit(**JIT)
+def _bits(value):
+    """How many bits |value| takes (0-15)."""
+    value = abs(value)
+    n = 0
+    while value and n < 15:
+        value >>= 1
+        n += 1
+    return n
+
+
+# Each frequency's cosine at the block's edge, C_u(0) = a(u) cos(u pi / 16),
+# x 1024 (at the far edge, C_u(7) = (-1)^u C_u(0)).
+EDGE = np.array([362, 502, 473, 426, 362, 284, 196, 100], dtype=np.int64)
+
+
+@nb.njit(**JIT)
+def _across(j, neighbour, k, quant, vertical):
+    """The coefficient at zig-zag place k predicted from a neighbouring block
+    (above: `vertical`; else to the left) as the pixels along their shared
+    edge being the same (each column's, or row's, sum of cosines at the
+    edge): in the neighbour's units, from its coefficients and the current
+    block's decoded so far; 0 without the neighbour."""
+    if neighbour < 0 or j[quant + k] == 0:
+        return 0
+    row, column = ZIGZAG[k] >> 3, ZIGZAG[k] & 7
+    total = 0
+    for i in range(8):
+        place = PLACE[i * 8 + column] if vertical else PLACE[row * 8 + i]
+        edge = EDGE[i] * j[quant + place]
+        total += (edge if i % 2 == 0 else -edge) * j[neighbour + place]
+        if place < k and i != (row if vertical else column):
+            total -= edge * j[J_CURRENT_AT + place]
+    return total // (EDGE[row if vertical else column] * j[quant + k])
+
+
+@nb.njit(**JIT)
+def jpeg_contexts(j):
+    """The contexts of the code or value about to be read: the coefficient
+    (its component, zig-zag place and, for a value, its size) with what is
+    around it: its block so far, the same coefficient in the blocks above,
+    to the left and decoded last, its neighbours in its own block."""
+    j[J_FRESH] = 0
+    c = j[J_SCAN_AT + SCAN_FIELDS * j[J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]]]
+    k = min(j[J_K] + j[J_RUN], 63)
+    size = j[J_SIZE] if j[J_EXTRA] > 0 else 0
+    above, left, last = _neighbours(j)
+    a = j[above + k] if above >= 0 else 0
+    l = j[left + k] if left >= 0 else 0
+    if k == 0:  # a DC is coded against the last one: its neighbours so too
+        a = a - j[J_DC_AT + c] if above >= 0 else 0
+        l = l - j[J_DC_AT + c] if left >= 0 else 0
+    nonzero = 0
+    total = 0
+    latest = 0
+    for i in range(1, k):
+        if j[J_CURRENT_AT + i] != 0:
+            nonzero += 1
+            total += abs(j[J_CURRENT_AT + i])
+            latest = i
+    previous = j[J_CURRENT_AT + k - 1] if k > 1 else 0
+    before = j[last + k] if last >= 0 else 0
+    row, column = ZIGZAG[k] >> 3, ZIGZAG[k] & 7
+    up = side = 0
+    if row > 0 and PLACE[ZIGZAG[k] - 8] < k:
+        up = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 8]]
+    if column > 0 and PLACE[ZIGZAG[k] - 1] < k:
+        side = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 1]]
+    quant = J_QUANT_AT + 64 * j[J_COMPONENT_AT + COMPONENT_FIELDS * c + 3]
+    pa = _across(j, above, k, quant, True)
+    pl = _across(j, left, k, quant, False)
+    if k == 0:
+        pa = pa - j[J_DC_AT + c] if above >= 0 else 0
+        pl = pl - j[J_DC_AT + c] if left >= 0 else 0
+    base = ((c * 64 + k) * 16 + size) * 16
+    following = j[above + k + 1] if above >= 0 and k < 63 else 0
+    values = (0, min(nonzero, 15), (_clip(pa, 15) + 16) * 32 + _clip(pl, 15) + 16,
+              _clip(pa, 255), _clip(pl, 255), (_clip(previous, 31) + 32) * 16 + min(j[J_RUN], 15),
+              _clip((pa + pl) >> 1, 63), _bits(total) * 64 + min(k - latest, 63),
+              _end(j, above) * 65 + _end(j, left), _clip(before, 63),
+              ((_bits(pa) * 16 + _bits(pl)) * 16 + _bits(up)) * 16 + _bits(side),
+              (_clip(up, 31) + 32) * 64 + _clip(side, 31) + 32,
+              j[J_LAST_RS] * 16 + min(nonzero, 15),
+              _bits(abs(a) + abs(l) + abs(up) + abs(side)) * 64 + min(k - latest, 63),
+              (_clip(a, 31) + 32) * 64 + _clip(following, 31) + 32,
+              ((_bits(a) * 16 + _bits(l)) * 16 + min(nonzero, 15)) * 16 + _bits(previous))
+    for i in range(JPEG_INPUTS):
+        j[J_HASH_AT + i] = _mix(base + i, values[i] + 1)
+    # the weight sets of F_LAYERS' second and third: by the coefficient and
+    # its neighbours' sizes; by its place, the block's nonzeros so far, the phase
+    j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(_bits(a) + _bits(l), 15)
+    j[J_SET4] = CODE_SETS + 4 * 64 * 16 + (k * 16 + min(nonzero, 15)) * 2 + \
+        (1 if size else 0)
+
+
+@nb.njit(**JIT)
+def jpeg_inputs(j, maps, inputs, at):
+    """The JPEG contexts' inputs for the next bit at inputs[at:] (0 where it
+    is not a scan's data), and the bit's weight set (j[J_SET])."""
+    if j[J_STATE] != J_SCAN or j[J_SKIP]:
+        j[J_ACTIVE] = 0
+        for i in range(JPEG_INPUTS):
+            inputs[at + i] = 0
+        return
+    if j[J_FRESH]:
+        jpeg_contexts(j)
+    j[J_ACTIVE] = 1
+    if j[J_EXTRA] > 0:  # a value's bits so far
+        done = j[J_SIZE] - j[J_EXTRA]
+        phase = (np.int64(1) << 20) | (done << 12) | j[J_VALUE]
+        j[J_SET] = (64 + min(j[J_K] + j[J_RUN], 63)) * 16 + done
+    else:  # a code's
+        phase = (np.int64(1) << j[J_LENGTH]) | j[J_CODE]
+        j[J_SET] = min(j[J_K] + j[J_RUN], 63) * 16 + min(j[J_LENGTH], 15)
+    mask = maps.shape[0] - 1
+    for i in range(JPEG_INPUTS):
+        index = _mix(j[J_HASH_AT + i], phase) & mask
+        j[J_INDEX_AT + i] = index
+        inputs[at + i] = STRETCH[maps[index] >> 16]
+
+
+@nb.njit(**JIT)
+def jpeg_layers(j, first, set3, set4):
+    """F_LAYERS' second and third weight sets: in a scan, the JPEG
+    contexts' (their sets start at `first`); else set3 and set4."""
+    if j[J_ACTIVE]:
+        return first + j[J_SET3], first + j[J_SET4]
+    return set3, set4
+
+
+@nb.njit(**JIT)
+def jpeg_learn(j, maps, bit):
+    """The contexts learn the bit, and the parser takes it."""
+    if j[J_ACTIVE]:
+        for i in range(JPEG_INPUTS):
+            adapt(maps, j[J_INDEX_AT + i], bit, MAP_LIMIT)
+        jpeg_bit(j, bit)
