@@ -125,13 +125,13 @@ IMAGE_RING_MASK = IMAGE_RING - 1
 # are; weight sets in F_IMAGE's place (no model has both): by the phase (a
 # Huffman code, or its value's extra bits), the coefficient's place in
 # zig-zag order and the bits of the code or value so far (2048), then
-# F_LAYERS' two (jpeg.jpeg_contexts); the contexts' adaptive probabilities
-# (2^JPEG_MAP_BITS, in F_DNA's array); the parser's state with a ring of
-# 2^JPEG_RING_BITS decoded blocks (in F_RUNS' array: jpeg.J_RING_AT fields
-# before the ring, checked there).
+# F_LAYERS' two (coefficients.jpeg_contexts); the contexts' adaptive
+# probabilities (jpeg_map, in F_DNA's array); the parser's state with a
+# ring of 2^JPEG_RING_BITS decoded blocks (in F_RUNS' array: jpeg.J_RING_AT
+# fields before the ring, checked there).
 JPEG_INPUTS = 16
 JPEG_SETS = 8192
-JPEG_MAP_BITS = 22
+JPEG_MAP_BITS = (22, 24)  # log2 of the contexts' probabilities, at least and at most
 JPEG_RING_BITS = 13
 JPEG_FIELDS = 2800
 JPEG_STATE = JPEG_FIELDS + (64 << JPEG_RING_BITS)
@@ -373,6 +373,12 @@ def dna_entries(parts: int, table_bits: int) -> int:
     return sum(4 ** k if k <= DNA_DIRECT else 1 << dna_bits(table_bits) for k in DNA_ORDERS)
 
 
+def jpeg_map(slots: int) -> int:
+    """F_JPEG's contexts' probabilities with a hash table of `slots`: 16 a
+    slot, between 2^JPEG_MAP_BITS[0] and 2^JPEG_MAP_BITS[1]."""
+    return min(max(slots << 4, 1 << JPEG_MAP_BITS[0]), 1 << JPEG_MAP_BITS[1])
+
+
 def table_sets(parts: int) -> int:
     """Where F_TABLE's weight sets start: after every other set."""
     return (MORE_SETS + (SET5 + SET6 if parts & F_SETS else 0)
@@ -448,7 +454,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # F_DNA: the four bases' counts (8 bits each) after each context, per order;
         # F_IMAGE (never with F_DNA): the predictions' residual histograms.
         # F_JPEG: its contexts' adaptive probabilities.
-        ("dna", (IMAGE_MAP if parts & F_IMAGE else 1 << JPEG_MAP_BITS if parts & F_JPEG
+        ("dna", (IMAGE_MAP if parts & F_IMAGE else jpeg_map(slots) if parts & F_JPEG
                  else dna_entries(parts, config.table_bits),), np.uint32),
         # F_DNA: each stream's bases (0-3) in order, from its place in the buffer;
         # F_IMAGE: each prediction's error at each of the last IMAGE_RING bytes.
