@@ -18,11 +18,11 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.jpeg import (
-    BLOCK_FIELDS, COMPONENT_FIELDS, J_ACTIVE, J_BLOCK, J_BLOCK_AT, J_COMPONENT_AT, J_CURRENT_AT,
-    J_DC_AT, J_DECODED, J_EXTRA, J_FRESH, J_HASH_AT, J_INDEX_AT, J_K, J_LAST_RS, J_LENGTH, J_MCU,
-    J_MCU_BLOCKS, J_QUANT_AT, J_RING_AT, J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS,
-    J_SCAN_FIRST, J_SCAN_X, J_SET, J_SET3, J_SET4, J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE,
-    SCAN_FIELDS, jpeg_bit, ring_mask)
+    BLOCK_FIELDS, COMPONENT_FIELDS, J_ABOVE, J_ABOVE_END, J_ACTIVE, J_BLOCK, J_BLOCK_AT,
+    J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_EXTRA, J_FRESH, J_HASH_AT, J_INDEX_AT, J_K,
+    J_LAST, J_LAST_RS, J_LEFT, J_LEFT_END, J_LENGTH, J_MCU, J_MCU_BLOCKS, J_QUANT_AT, J_RING_AT,
+    J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SET, J_SET3, J_SET4,
+    J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE, SCAN_FIELDS, jpeg_bit, ring_mask)
 from fade.statistics.kernels import JIT, STRETCH, adapt
 from fade.statistics.state import JPEG_INPUTS, JPEG_SETS
 
@@ -142,7 +142,10 @@ def jpeg_contexts(j):
     c = j[J_SCAN_AT + SCAN_FIELDS * j[J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]]]
     k = min(j[J_K] + j[J_RUN], 63)
     size = j[J_SIZE] if j[J_EXTRA] > 0 else 0
-    above, left, last = _neighbours(j)
+    if k == 0 and j[J_EXTRA] == 0:  # a block's first code: what stays the same in it
+        j[J_ABOVE], j[J_LEFT], j[J_LAST] = _neighbours(j)
+        j[J_ABOVE_END], j[J_LEFT_END] = _end(j, j[J_ABOVE]), _end(j, j[J_LEFT])
+    above, left, last = j[J_ABOVE], j[J_LEFT], j[J_LAST]
     a = j[above + k] if above >= 0 else 0
     l = j[left + k] if left >= 0 else 0
     if k == 0:  # a DC is coded against the last one: its neighbours so too
@@ -175,7 +178,7 @@ def jpeg_contexts(j):
     values = (0, min(nonzero, 15), (_clip(pa, 15) + 16) * 32 + _clip(pl, 15) + 16,
               _clip(pa, 255), _clip(pl, 255), (_clip(previous, 31) + 32) * 16 + min(j[J_RUN], 15),
               _clip((pa + pl) >> 1, 63), _bits(total) * 64 + min(k - latest, 63),
-              _end(j, above) * 65 + _end(j, left), _clip(before, 63),
+              j[J_ABOVE_END] * 65 + j[J_LEFT_END], _clip(before, 63),
               ((_bits(pa) * 16 + _bits(pl)) * 16 + _bits(up)) * 16 + _bits(side),
               (_clip(up, 31) + 32) * 64 + _clip(side, 31) + 32,
               j[J_LAST_RS] * 16 + min(nonzero, 15),

@@ -59,9 +59,11 @@ J_NONE, J_HEADERS, J_SCAN, J_LOST, J_DONE = range(5)
  # or value has ended, a scan or restart begun), whether the next bit is
  # predicted from them, its weight set.
  J_FRESH, J_ACTIVE, J_SET, J_SET3, J_SET4,
- # the block's last run and size read (an AC code's symbol; 0 at its start)
- J_LAST_RS) = range(38)
-J_COMPONENT_AT = 40  # per frame component (4 at most): id, h, v, quantiser, blocks across
+ # the block's last run and size read (an AC code's symbol; 0 at its start);
+ # found at its start, for all its codes: where its neighbours above and to
+ # the left and the block decoded last lie in the ring, the neighbours' ends
+ J_LAST_RS, J_ABOVE, J_LEFT, J_LAST, J_ABOVE_END, J_LEFT_END) = range(43)
+J_COMPONENT_AT = 48  # per frame component (4 at most): id, h, v, quantiser, blocks across
 COMPONENT_FIELDS = 5
 MAX_COMPONENTS = 4
 J_SCAN_AT = J_COMPONENT_AT + COMPONENT_FIELDS * MAX_COMPONENTS  # per scan component:
@@ -74,6 +76,7 @@ J_DC_AT = J_BLOCK_AT + BLOCK_FIELDS * MAX_MCU_BLOCKS  # each frame component's l
 # code of each length 1-16 (-1: none), what to add to a code of that length
 # to find its value's index, and the values.
 J_HUFFMAN_AT = 128
+assert J_DC_AT + MAX_COMPONENTS <= J_HUFFMAN_AT
 HUFFMAN_MAXCODE, HUFFMAN_DELTA, HUFFMAN_VALUES = 0, 17, 34
 HUFFMAN_SIZE = 34 + 256
 J_QUANT_AT = J_HUFFMAN_AT + 8 * HUFFMAN_SIZE  # 4 quantisation tables, zig-zag order
