@@ -23,7 +23,7 @@ from fade.statistics.jpeg import (
     J_LAST, J_LAST_RS, J_LEFT, J_LEFT_END, J_LENGTH, J_MCU, J_MCU_BLOCKS, J_QUANT_AT, J_RING_AT,
     J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SET, J_SET3, J_SET4,
     J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE, SCAN_FIELDS, jpeg_bit, ring_mask)
-from fade.statistics.kernels import JIT, STRETCH, adapt
+from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash
 from fade.statistics.state import JPEG_INPUTS, JPEG_SETS
 
 # Natural order (row * 8 + column) of each zig-zag place, and back.
@@ -35,12 +35,6 @@ PLACE = np.argsort(ZIGZAG)
 CODE_SETS = 2 * 64 * 16  # J_SET's: by the phase, the place and the code's or value's bits
 assert CODE_SETS + 4 * 64 * 16 + 64 * 16 * 2 == JPEG_SETS
 MAP_LIMIT = 127  # the contexts' probabilities: step 1 / (n + 1.5), n at most this
-
-
-@nb.njit(**JIT)
-def _mix(a, b):
-    h = (a ^ (b * 0x2545F4914F6CDD1D)) * 0x9E3779B97F4A7C15
-    return h ^ (h >> 29)
 
 
 @nb.njit(**JIT)
@@ -186,7 +180,7 @@ def jpeg_contexts(j):
               (_clip(a, 31) + 32) * 64 + _clip(following, 31) + 32,
               ((_bits(a) * 16 + _bits(l)) * 16 + min(nonzero, 15)) * 16 + _bits(previous))
     for i in range(JPEG_INPUTS):
-        j[J_HASH_AT + i] = _mix(base + i, values[i] + 1)
+        j[J_HASH_AT + i] = context_hash(base + i, values[i] + 1)
     # the weight sets of F_LAYERS' second and third: by the coefficient and
     # its neighbours' sizes; by its place, the block's nonzeros so far, the phase
     j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(_bits(a) + _bits(l), 15)
@@ -215,7 +209,7 @@ def jpeg_inputs(j, maps, inputs, at):
         j[J_SET] = min(j[J_K] + j[J_RUN], 63) * 16 + min(j[J_LENGTH], 15)
     mask = maps.shape[0] - 1
     for i in range(JPEG_INPUTS):
-        index = _mix(j[J_HASH_AT + i], phase) & mask
+        index = context_hash(j[J_HASH_AT + i], phase) & mask
         j[J_INDEX_AT + i] = index
         inputs[at + i] = STRETCH[maps[index] >> 16]
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (DELIMITERS, DNA_DIRECT, DNA_ORDERS, F_APM3, F_BLOCK, F_DNA,
-                                   F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_MARKUP, F_RECALL, F_RECORD,
-                                   F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SURE, F_TABLE, F_RECORDS,
-                                   F_SSE, F_WORDS, F_WORDSET, F_X86, F_X86MORE, IMAGE_CONTEXTS,
-                                   IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
+                                   F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_MARKUP, F_RECALL,
+                                   F_RECORD, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SURE, F_TABLE,
+                                   F_RECORDS, F_SSE, F_WORDS, F_WORDSET, F_X86, F_X86MORE,
+                                   IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
