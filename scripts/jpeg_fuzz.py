@@ -31,15 +31,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this tree's f
 from fade import statistics  # noqa: E402
 from fade.config import LEVELS  # noqa: E402
 from fade.statistics.models import CANDIDATE_MODELS  # noqa: E402
+from jpeg_follow import segments  # noqa: E402  (beside this script)
 
 
 def _segments(data: bytes) -> list[tuple[int, int]]:
-    """(start, end) of each marker segment with a length, before the scan."""
+    """(start, end) of each marker segment before the scan (jpeg_follow's walk)."""
     found, pos = [], 2
-    while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xD9, 0xDA):
-        end = pos + 2 + (data[pos + 2] << 8 | data[pos + 3])
-        found.append((pos, end))
-        pos = end
+    for marker, payload, coded in segments(data):
+        if marker == 0xDA:
+            break
+        found.append((pos, pos + 4 + len(payload)))
+        pos += 4 + len(payload) + len(coded)
     return found
 
 
