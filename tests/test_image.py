@@ -286,7 +286,7 @@ def test_weight_sets_by_the_pixels_place():
     pixel is: its column and row within an 8x8 block (a JPEG's blocks), and
     its strip of IMAGE_STRIP columns; outside the pixels, the first of
     each."""
-    from fade.statistics.state import IMAGE_STRIP, IMAGE_STRIPS, S_IMAGE_PHASE, S_IMAGE_STRIP
+    from fade.statistics.layouts.image import IMAGE_STRIP, IMAGE_STRIPS, S_IMAGE_PHASE, S_IMAGE_STRIP
     head = b"P6\n40 12\n255\n"
     image = head + bytes((x * 7 + y * 3) % 256 for y in range(12) for x in range(120))
     assert IMAGE_STRIP == 16 and IMAGE_STRIPS == 128
@@ -317,8 +317,9 @@ def test_block_predictor_by_the_pixels_place_in_its_block():
     (the nearest in the picture where it has none), in place of the
     long-memory predictor. Its inputs and cell at a few bytes of a made-up
     colour image are those."""
-    from fade.statistics.state import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SIZE, OLS_SHIFTS,
-                                       OLS_SIZE, S_BLOCK_INPUTS, S_IMAGE_PHASE)
+    from fade.statistics.layouts.image import (BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SIZE,
+                                               OLS_SHIFTS, OLS_SIZE, S_BLOCK_INPUTS,
+                                               S_IMAGE_PHASE)
     from fade.statistics.image import block_cell
     head, pixels, image = _made_colour_image()
     model = LEVEL_MODELS[("default", "image")]
@@ -382,7 +383,7 @@ def test_sixteen_bit_high_bytes_predicted_from_whole_samples():
     N = 0x0220 and NW = 0x0110 (W + N - NW = 0x0300), the gradient
     predicts a high byte of 3, where the high bytes' own gradient says 2."""
     from fade.statistics.image import WHOLE, _px, _scaled
-    from fade.statistics.state import S_IMAGE_PREDICTIONS
+    from fade.statistics.layouts.image import S_IMAGE_PREDICTIONS
     buffer = np.frombuffer(bytes([0x01, 0xFE, 0x02, 0x03]), dtype=np.uint8)
     assert _px(buffer, 4, WHOLE, 4) == 0x01FE and _px(buffer, 4, WHOLE, 2) == 0x0203
     assert _scaled(0x02FF, 8) == 2 and _scaled(-5, 8) == 0 and _scaled(70000, 8) == 255
@@ -402,7 +403,7 @@ def test_sixteen_bit_low_bytes_see_the_samples_before_as_eight_bit_gray_does():
     its own high byte and W's. With a high byte of 1 and W = 0x01F0,
     WW = 0x0105, N = 0x0220, NW = 0x0150 and NWW = 0x00F0 (seen as 240, 5,
     288, 80 and -16), the least-squares inputs are W less its neighbours."""
-    from fade.statistics.state import S_OLS_INPUTS
+    from fade.statistics.layouts.image import S_OLS_INPUTS
     samples = np.array([[0x00F0, 0x0150, 0x0220], [0x0105, 0x01F0, 0x0180]], dtype=">u2")
     tables = _sixteen_bit_coded(samples, 1)  # up to the last low byte
     inputs = tables.streams[0, S_OLS_INPUTS + 7:S_OLS_INPUTS + 15]

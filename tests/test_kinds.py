@@ -151,9 +151,9 @@ def test_markup_follows_elements_attributes_and_values():
     from fade.statistics.coding import Tables
     from fade.statistics.compose import predictor_for
     from fade.statistics.models import MODEL_PARTS
-    from fade.statistics.state import (P_BITS, P_MATCH_BITS, S_ABOVE_END, S_ABOVE_START,
-                                       S_BASE, S_FIELD_START, S_M_DEPTH, S_M_KEY, S_M_MODE,
-                                       S_POSITION)
+    from fade.statistics.layouts.markup import S_M_DEPTH, S_M_KEY, S_M_MODE
+    from fade.statistics.layouts.tables import S_ABOVE_END, S_ABOVE_START, S_FIELD_START
+    from fade.statistics.state import P_BITS, P_MATCH_BITS, S_BASE, S_POSITION
     data = b'<a><b x="12" y=34>t</b><b x="56" y=78>u</b></a>'
     config = LEVELS["fast"].statistics.for_kind("markup").sized(len(data))
     tables = Tables.build(config, 1, len(data))
@@ -357,8 +357,8 @@ def test_the_instruction_parse_finds_where_instructions_end():
     two-byte and VEX opcodes, ModRM with SIB and displacements, immediates
     of 1, 2, 4 and 8 bytes, TEST's immediate in group F7), and knows the
     RIP-relative displacement and what follows it."""
-    from fade.statistics.state import (S_FIELDS, S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT,
-                                       S_X86_STEP)
+    from fade.statistics.layouts.x86 import S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT, S_X86_STEP
+    from fade.statistics.state import S_FIELDS
     from fade.statistics.x86 import DISPLACEMENT, START, note_x86
     instructions = [
         "55", "4889e5", "488b0510000000", "c70500010000ffffffff", "8b442408",

@@ -377,13 +377,14 @@ def test_the_models_parts_fit_together():
     state's arrays and the kernels lay them out."""
     from fade.statistics.models import MODEL_PARTS
     from fade.statistics.parts import (F_CHROMA, F_DNA, F_FIELD_ORDER1, F_FIELD_ORDERS,
-                                       F_FINAL2, F_GREEN, F_IMAGE, F_LAYERS, F_LOG, F_MARKUP,
-                                       F_RECALL, F_RUNS, F_TABLE, F_WORDS, F_X86, F_X86MORE)
+                                       F_FINAL2, F_GREEN, F_IMAGE, F_JPEG, F_LAYERS, F_LOG,
+                                       F_MARKUP, F_RECALL, F_TABLE, F_WORDS, F_X86, F_X86MORE)
     # F_CHROMA's contexts read F_GREEN's differences; F_FINAL2 is F_LAYERS' second final mixer.
     assert all(parts & F_GREEN for parts in MODEL_PARTS if parts & F_CHROMA)
     assert all(parts & F_LAYERS for parts in MODEL_PARTS if parts & F_FINAL2)
-    # F_IMAGE keeps its state in F_DNA's and F_RUNS' arrays (fade.statistics.state).
-    assert not any(parts & F_IMAGE and parts & (F_DNA | F_RUNS) for parts in MODEL_PARTS)
+    # One kind at most with arrays, inputs and weight sets of its own
+    # (fade.statistics.layouts): Tables has one kind_state, kind_map, kind_bytes.
+    assert all(bin(parts & (F_DNA | F_IMAGE | F_JPEG)).count("1") <= 1 for parts in MODEL_PARTS)
     # F_MARKUP keeps its fields in F_TABLE's (fade.statistics.markup).
     assert all(parts & F_TABLE for parts in MODEL_PARTS if parts & (F_MARKUP | F_LOG))
     # F_X86MORE keeps its bytes seen after F_RECORD's in Tables.recent, where

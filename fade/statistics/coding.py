@@ -43,11 +43,11 @@ from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, coded_layout,
 from fade.statistics.parts import (F_AUDIO, F_DNA, F_E8E9, F_IMAGE, F_JPEG, F_PIXELS, F_STATES,
                                    F_X86, MAX_CONTEXTS, active_contexts)
 from fade.statistics.compose import predictor_for
-from fade.statistics.state import (APM_KNOTS, C_HIGH, C_NEXT, C_POS, CHECK_FIRST, DNA_INPUTS,
-                                   FIXED_INPUTS, IMAGE_INPUTS, INPUTS, JPEG_INPUTS, NETWORK_INPUT,
-                                   context_inputs, dna_bits,
-                                   dna_sets, final_sets, image_sets, record_sets, state_arrays,
-                                   table_sets, x86_sets)
+from fade.statistics.layouts.dna import dna_bits
+from fade.statistics.parts import F_RECORDS, F_TABLE
+from fade.statistics.state import (APM_KNOTS, C_HIGH, C_NEXT, C_POS, CHECK_FIRST, FIXED_INPUTS,
+                                   INPUTS, NETWORK_INPUT, context_inputs, final_sets, kind_inputs,
+                                   kind_sets, state_arrays)
 
 
 class Tables(NamedTuple):
@@ -76,11 +76,15 @@ class Tables(NamedTuple):
     apm3: np.ndarray  # F_APM3: APM by a hash of order 2 and c0
     final: np.ndarray  # F_LAYERS: the final mixer's weights, by c0 (and F_FINAL2's after)
     followers: np.ndarray  # F_INDIRECT: the bytes that followed each byte and pair
-    runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length (F_IMAGE: solver)
+    runs: np.ndarray  # F_RUNS: per context hash, its last byte and run length
     run_map: np.ndarray  # per context, (run length, expected bit) -> probability
     recent: np.ndarray  # F_RECORD: per stream, each byte value's last place
-    dna: np.ndarray  # F_DNA: the bases' counts per context (F_IMAGE: residual histograms)
-    dna_bases: np.ndarray  # F_DNA: each stream's bases in order (F_IMAGE: predictions' errors)
+    # The kind's own arrays (fade.statistics.layouts): F_IMAGE's solvers or
+    # F_JPEG's parser; F_DNA's counts, F_IMAGE's histograms or F_JPEG's
+    # probabilities; F_DNA's bases or F_IMAGE's errors.
+    kind_state: np.ndarray
+    kind_map: np.ndarray
+    kind_bytes: np.ndarray
     coder: np.ndarray  # the range coder's C_ fields
 
     @classmethod
@@ -98,15 +102,11 @@ class Tables(NamedTuple):
         tables.match_map[:] = 1 << 31
         active, late, unkeyed = active_contexts(parts, config.keyed)
         _start_weights(tables.weights.reshape(-1, INPUTS), active, late, unkeyed)
-        # F_DNA's and F_IMAGE's inputs: after the contexts'
+        # the kind's inputs (F_DNA's, F_IMAGE's, F_JPEG's): after the contexts'
         first = FIXED_INPUTS + context_inputs(parts) * len(active)
-        if parts & F_DNA:
-            tables.weights.reshape(-1, INPUTS)[:, first:first + DNA_INPUTS] = DNA_WEIGHT
-        if parts & F_IMAGE:
-            tables.weights.reshape(-1, INPUTS)[:, first:first + IMAGE_INPUTS] = IMAGE_WEIGHT
+        tables.weights.reshape(-1, INPUTS)[:, first:first + kind_inputs(parts)] = KIND_WEIGHT
         if parts & F_JPEG:  # (its contexts' probabilities at 1/2)
-            tables.weights.reshape(-1, INPUTS)[:, first:first + JPEG_INPUTS] = DNA_WEIGHT
-            tables.dna[:] = 1 << 31
+            tables.kind_map[:] = 1 << 31
         knots = SQUASH[(np.arange(APM_KNOTS) * 128 - 1).clip(0, 4094)].astype(np.int64)
         for apm in (tables.apm1, tables.apm2, tables.apm3):
             apm.reshape(-1, APM_KNOTS)[:] = knots
@@ -114,18 +114,17 @@ class Tables(NamedTuple):
         tables.coder[C_HIGH] = 0xFFFFFFFF
         sets = final_sets(parts)
         tables.parameters[:] = [config.table_bits, config.match_bits, config.mixer_rate,
-                                int(config.keyed), parts, sets, table_sets(parts),
-                                dna_sets(parts), dna_bits(config.table_bits), first,
-                                x86_sets(parts), record_sets(parts), image_sets(parts),
-                                len(active), *active]
+                                int(config.keyed), parts, sets, kind_sets(parts, F_TABLE),
+                                kind_sets(parts, F_DNA), dna_bits(config.table_bits), first,
+                                kind_sets(parts, F_X86), kind_sets(parts, F_RECORDS),
+                                kind_sets(parts, F_IMAGE), len(active), *active]
         # The final mixers' weights, each row: the average of the sets at first.
         tables.final[:] = 65536 // sets
         tables.run_map[:] = 1 << 31
         return tables
 
 
-DNA_WEIGHT = 8192  # F_DNA: each count input's weight at first (1/8)
-IMAGE_WEIGHT = 8192  # F_IMAGE: each prediction input's
+KIND_WEIGHT = 8192  # each of the kind's inputs' weight at first (1/8)
 
 
 def _start_weights(weights: np.ndarray, active: list[int], late: list[int],

@@ -24,7 +24,7 @@ from fade.statistics.jpeg import (
     J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SET, J_SET3, J_SET4,
     J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE, SCAN_FIELDS, jpeg_bit, ring_mask)
 from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash
-from fade.statistics.state import JPEG_INPUTS, JPEG_SETS
+from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, SETS as JPEG_SETS
 
 # Natural order (row * 8 + column) of each zig-zag place, and back.
 ZIGZAG = np.array([0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40,

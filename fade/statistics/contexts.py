@@ -21,9 +21,9 @@ from fade.statistics.kernels import JIT, context_hash, find_slot, prefetch, slot
 from fade.statistics.parts import (BIGRAM, EXPECTED, F_EXPECTED, F_INDIRECT, F_ORDERS,
                                    F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, KEYED, ORDER5,
                                    ORDER8, SHARED, SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
-from fade.statistics.state import (NODES, P_ACTIVE, P_COUNT, S_BASE, S_HISTORY, S_MATCH_LEN,
-                                   S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORD, S_WORD2, S_WORD3,
-                                   S_WORDLEN, SCRATCH_HASHES)
+from fade.statistics.state import (
+    NODES, P_ACTIVE, P_COUNT, SCRATCH_HASHES, S_BASE, S_HISTORY, S_MATCH_LEN, S_MATCH_PTR,
+    S_POSITION, S_SLOTS, S_WORD, S_WORD2, S_WORD3, S_WORDLEN)
 
 
 @nb.njit(**JIT)

@@ -38,12 +38,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, STATE_LIMIT, STRETCH, adapt, context_hash
+from fade.statistics.kernels import INLINED, JIT, STATE_LIMIT, STRETCH, adapt, context_hash
 from fade.statistics.parts import DNA_DIRECT, DNA_LINE, DNA_ORDERS
+from fade.statistics.layouts.dna import (
+    DNA_MATCHES, S_DNA_BASES, S_DNA_CASE, S_DNA_ENTRY, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS,
+    S_DNA_LENGTH, S_DNA_MAP, S_DNA_POINTER, S_DNA_REVERSE, S_DNA_WIDTH)
 from fade.statistics.state import (
-    DNA_MATCHES, P_DNA_BITS, P_MATCH_BITS, S_ABOVE, S_BASE, S_DNA_BASES, S_DNA_CASE,
-    S_DNA_ENTRY, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH, S_DNA_MAP,
-    S_DNA_POINTER, S_DNA_REVERSE, S_DNA_WIDTH, S_LINE, S_POSITION, SCRATCH_HASHES)
+    P_DNA_BITS, P_MATCH_BITS, SCRATCH_HASHES, S_ABOVE, S_BASE, S_LINE, S_POSITION)
 
 _BASE = np.full(256, -1, dtype=np.int64)  # a byte's base: A, C, G, T (either case) 0-3
 for _code, _letter in enumerate(b"ACGT"):
@@ -137,6 +138,20 @@ def dna_inputs(inputs, n, streams, dna, dna_bases, match_map, s, c0, bitpos):
         if total > 0:
             p = (ones * 65536 + (total >> 1)) // total
             inputs[n + j] = STRETCH[max(min(p, 65535), 1)]
+
+
+@nb.njit(**INLINED)
+def dna_sets(streams, s):
+    """Stream s's weight sets for its next byte: (how far the matches go,
+    for the set by c0: none, short, long; the set by the high orders seen,
+    whether the line may end here, whether in a header line and the last two
+    bases, before the bit position)."""
+    width = streams[s, S_DNA_WIDTH]
+    ends = 1 if width > 0 and streams[s, S_POSITION] - streams[s, S_LINE] >= width else 0
+    longest = max(streams[s, S_DNA_LENGTH], streams[s, S_DNA_LENGTH + 1])
+    matched = 0 if longest == 0 else (1 if longest < 32 else 2)
+    select = ((min(streams[s, S_DNA_HITS], 7) * 2 + ends) * 2 + streams[s, S_DNA_HEADER]) * 16
+    return matched, select + (streams[s, S_DNA_HISTORY] & 15)
 
 
 @nb.njit(**JIT)

@@ -49,13 +49,13 @@ import numpy as np
 from fade.statistics.chroma import chroma_contexts
 from fade.statistics.kernels import JIT, STRETCH, context_hash
 from fade.statistics.parts import F_BLOCK, F_CHROMA, IMAGE, IMAGE_CONTEXTS
-from fade.statistics.state import (
+from fade.statistics.layouts.image import (
     BLOCK_INPUTS, BLOCK_OFFSETS, BLOCK_SHIFT, BLOCK_SIZE, IMAGE_COUNT_LIMIT, IMAGE_PREDICTIONS,
     IMAGE_RING_MASK, IMAGE_STEPS, IMAGE_STRIP, IMAGE_STRIPS, OLS_INPUTS, OLS_SHIFTS, OLS_SIZE,
-    S_BASE, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PHASE, S_IMAGE_PIXEL, S_IMAGE_PLANE,
+    S_BLOCK_INPUTS, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PHASE, S_IMAGE_PIXEL, S_IMAGE_PLANE,
     S_IMAGE_PREDICTED, S_IMAGE_PREDICTIONS, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE,
-    S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_OLS_INPUTS, S_POSITION, SCRATCH_HASHES,
-    S_BLOCK_INPUTS)
+    S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP, S_OLS_INPUTS)
+from fade.statistics.state import SCRATCH_HASHES, S_BASE, S_HISTORY, S_POSITION
 
 VIEW = 4096  # how far a 16-bit low byte's view of a neighbour may pass a byte's range
 WHOLE = -2  # _px's view of a neighbour for a 16-bit high byte: its whole sample

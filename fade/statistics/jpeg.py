@@ -28,7 +28,7 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import JIT
-from fade.statistics.state import JPEG_FIELDS, JPEG_INPUTS
+from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, PARSER_FIELDS
 
 # What the parser is in (J_STATE): no JPEG; a JPEG's headers (between the
 # markers, or in a segment); a scan's entropy-coded data; a scan lost (its
@@ -84,12 +84,12 @@ J_CURRENT_AT = J_QUANT_AT + 4 * 64  # the block being decoded (zig-zag order)
 J_HASH_AT = J_CURRENT_AT + 64  # the model's contexts for the code or value being read,
 J_INDEX_AT = J_HASH_AT + JPEG_INPUTS  # and their entries for the next bit
 J_RING_AT = J_INDEX_AT + JPEG_INPUTS  # the blocks decoded, a ring of 2^k: 64 each, zig-zag
-assert J_RING_AT == JPEG_FIELDS  # (fade.statistics.state sizes the model's array by it)
+assert J_RING_AT == PARSER_FIELDS  # (fade.statistics.layouts.jpeg sizes the array by it)
 
 
 def new_state(ring_bits: int) -> np.ndarray:
     """A parser's state with a ring of 2^ring_bits decoded blocks (the
-    ring's size is the array's: F_JPEG's array is state.JPEG_STATE long)."""
+    ring's size is the array's: Tables.kind_state is layouts.jpeg.STATE_WORDS long)."""
     return np.zeros(J_RING_AT + (64 << ring_bits), dtype=np.int64)
 
 

@@ -46,12 +46,14 @@ from fade.statistics.kernels import JIT, bytes_hash, context_hash
 from fade.statistics.parts import (F_FIELD_ORDER1, F_FIELD_ORDERS, F_SOURCE, FIELD1, FIELD2,
                                    FIELD3, FIELD_LENGTH, MARKUP_HIGH, MARKUP_LEFT, MARKUP_LOW,
                                    MARKUP_ONE, MARKUP_SOURCE, MARKUP_TEXT1, MARKUP_TEXT2)
+from fade.statistics.layouts.markup import (
+    MARKUP_FIELDS, MARKUP_STACK, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY, S_M_LEFT_END,
+    S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_SOURCE, S_M_STACK,
+    S_M_TEXTS, S_M_TEXT_WORDS, S_M_VALUE)
 from fade.statistics.state import (
-    MARKUP_FIELDS, MARKUP_STACK, RECENT, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_BASE,
-    S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_M_ATTRIBUTE, S_M_DEPTH, S_M_KEY,
-    S_M_LEFT_END, S_M_LEFT_START, S_M_MODE, S_M_PLACE, S_M_QUOTE, S_M_SIBLING, S_M_SOURCE,
-    S_M_STACK, S_M_TEXT_WORDS, S_M_TEXTS, S_M_VALUE, S_POSITION, S_WORD, S_WORD2,
-    SCRATCH_HASHES)
+    RECENT, SCRATCH_HASHES, S_BASE, S_HISTORY, S_POSITION, S_WORD, S_WORD2)
+from fade.statistics.layouts.tables import (
+    S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_FIELD, S_FIELD_HASH, S_FIELD_START)
 from fade.statistics.tables import length_against, place_above
 
 # Where the next byte is: text between tags, a tag's name, between a tag's

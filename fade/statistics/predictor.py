@@ -44,7 +44,7 @@ from fade.statistics.records import (note_line, note_record, record_contexts, re
                                      record_set)
 from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
-from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, note_dna
+from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, dna_sets, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
 from fade.statistics.jpeg import J_ACTIVE, J_SET, jpeg_byte
 from fade.statistics.coefficients import jpeg_inputs, jpeg_layers, jpeg_learn
@@ -53,21 +53,26 @@ from fade.statistics.words import (line_context, note_recall, note_words, recall
                                    word_contexts)
 from fade.statistics.x86 import (note_x86, note_x86_more, x86_contexts, x86_more_contexts,
                                 x86_opcode_set, x86_set)
+from fade.statistics.layouts.dna import S_DNA_HISTORY
+from fade.statistics.layouts.image import (
+    IMAGE_BUSY_SETS, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PHASE, S_IMAGE_PIXEL, S_IMAGE_PREDICTED,
+    S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START, S_IMAGE_STRIDE, S_IMAGE_STRIP)
+from fade.statistics.layouts.markup import S_M_PLACE
+from fade.statistics.layouts.tables import S_FIELD, TABLE_FIELDS
+from fade.statistics.layouts.x86 import X86_PLACE_SETS
 from fade.statistics.state import (
-    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, DNA_INPUTS, FINAL2_AT, FINAL_ROWS, FIXED_INPUTS,
-    IMAGE_BUSY_SETS, IMAGE_INPUTS, JPEG_INPUTS, KIND_SETS, LAYER_SETS, MORE_SETS, NETWORK_INPUT,
-    P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS,
-    P_PARTS, P_RATE, P_RECORD_SETS, P_SETS, P_TABLE_SETS, P_X86_SETS, SCRATCH_DOTS, SCRATCH_NODE,
-    SET10, SET5, SET6, SETS5_AT, S_BASE, S_DNA_HEADER, S_DNA_HISTORY, S_DNA_HITS, S_DNA_LENGTH,
-    S_DNA_WIDTH, S_FIELD, S_FOUND, S_HISTORY, S_IMAGE_APM, S_IMAGE_END, S_IMAGE_PHASE,
-    S_IMAGE_PIXEL, S_IMAGE_PREDICTED, S_IMAGE_ROW, S_IMAGE_SET, S_IMAGE_SHAPE, S_IMAGE_START,
-    S_IMAGE_STRIDE, S_IMAGE_STRIP, S_LENGTH, S_LINE, S_MATCH_LEN, S_MATCH_PTR, S_M_PLACE,
-    S_POSITION, S_SLOTS, S_WORDLEN, TABLE_FIELDS, WORD_SETS, X86_PLACE_SETS)
+    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, FINAL2_AT, FINAL_ROWS, FIXED_INPUTS, KIND_SETS,
+    LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS,
+    P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS, P_TABLE_SETS,
+    P_X86_SETS, SCRATCH_DOTS, SCRATCH_NODE, SET10, SET5, SET6, SETS5_AT, S_BASE, S_FOUND,
+    S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN,
+    WORD_SETS, kind_inputs)
 
 if "PARTS" not in globals():
     raise ImportError("fade.statistics.predictor is one model's code: "
                       "fade.statistics.compose.predictor_for(parts) loads it")
 PARTS: int = globals()["PARTS"]  # the composition, set by fade.statistics.compose
+KIND_INPUTS = kind_inputs(PARTS)  # the kind's own mixer inputs (F_DNA's, F_IMAGE's, F_JPEG's)
 typed_once()  # (context_hash's one signature, before this composition compiles)
 
 
@@ -90,7 +95,7 @@ def _start_byte(tables, s, bits):
     """Hash stream s's contexts for its next byte and find their slots (first
     nibble); with F_RUNS, each context's run entry."""
     nodes, streams, buffer, scratch = tables.nodes, tables.streams, tables.buffer, tables.scratch
-    parameters, runs, dna = tables.parameters, tables.runs, tables.dna
+    parameters, runs, kind_map = tables.parameters, tables.runs, tables.kind_map
     parts = PARTS  # the parts tested here, constants (fade.statistics.compose)
     model_parts = parameters[P_PARTS]  # all the model's parts, for the kinds' own functions
     general_contexts(scratch, streams, buffer, tables.followers, s, model_parts,
@@ -102,7 +107,7 @@ def _start_byte(tables, s, bits):
         else:
             field_contexts(scratch, streams, buffer, s)
     if parts & F_DNA:
-        dna_contexts(scratch, streams, dna, parameters, s)
+        dna_contexts(scratch, streams, kind_map, parameters, s)
     if parts & F_X86:
         x86_contexts(scratch, streams, s)
         if parts & F_X86MORE:
@@ -175,8 +180,8 @@ def predict(tables, s, c0, bitpos, network):
     model_parts = parameters[P_PARTS]
     # The APMs' rows, asked for now: read after the mixing, they missed the cache.
     row2 = (streams[s, S_IMAGE_PREDICTED] if parts & F_IMAGE else last) * 256 + c0
-    if parts & F_JPEG and tables.runs[J_ACTIVE]:  # by the coefficient and the code so far
-        row2 = tables.runs[J_SET]
+    if parts & F_JPEG and tables.kind_state[J_ACTIVE]:  # by the coefficient and the code so far
+        row2 = tables.kind_state[J_SET]
     apm_prefetch(apm2, row2)
     if parts & F_APM3:  # by order 2 and c0
         key = streams[s, S_HISTORY] & 0xFFFF
@@ -215,27 +220,21 @@ def predict(tables, s, c0, bitpos, network):
     if sure_at:
         n += count
     # the kind's inputs (code_byte's): the counts of bases, the image's predictions, JPEG's
-    n += DNA_INPUTS if parts & F_DNA else IMAGE_INPUTS if parts & F_IMAGE else \
-        JPEG_INPUTS if parts & F_JPEG else 0
+    n += KIND_INPUTS
     set1 = c0 * 4 + bucket
     set2 = 1024 + streams[s, S_FOUND] * 8 + bitpos
     if parts & F_TABLE:  # by the field's index, not the contexts found
         set2 = parameters[P_TABLE_SETS] + min(streams[s, S_FIELD], TABLE_FIELDS - 1) * 8 + bitpos
-    elif parts & F_DNA:  # by the high orders seen, the line's end, a header,
-        width = streams[s, S_DNA_WIDTH]  # the last two bases; set 1 by c0 and the matches
-        ends = 1 if width > 0 and streams[s, S_POSITION] - streams[s, S_LINE] >= width else 0
-        longest = max(streams[s, S_DNA_LENGTH], streams[s, S_DNA_LENGTH + 1])
-        matched = 0 if longest == 0 else (1 if longest < 32 else 2)
-        select = ((min(streams[s, S_DNA_HITS], 7) * 2 + ends) * 2 + streams[s, S_DNA_HEADER]) * 16
-        select += streams[s, S_DNA_HISTORY] & 15
+    elif parts & F_DNA:  # by the high orders seen, the line's end, a header, the last
+        matched, select = dna_sets(streams, s)  # two bases; set 1 by c0 and the matches
         set1 = c0 * 4 + matched
         set2 = parameters[P_DNA_SETS] + select * 8 + bitpos
     elif parts & F_X86:  # by the place in the instruction
         set2 = parameters[P_X86_SETS] + x86_set(streams, s) * 8 + bitpos
     elif parts & F_IMAGE:  # by the plane and the neighbourhood
         set2 = parameters[P_IMAGE_SETS] + streams[s, S_IMAGE_SET] * 8 + bitpos
-    elif parts & F_JPEG and tables.runs[J_ACTIVE]:  # by the coefficient and the code so far
-        set2 = parameters[P_IMAGE_SETS] + tables.runs[J_SET]
+    elif parts & F_JPEG and tables.kind_state[J_ACTIVE]:  # by the coefficient and the code so far
+        set2 = parameters[P_IMAGE_SETS] + tables.kind_state[J_SET]
     elif parts & F_RECORDS and record_kept(streams, s):  # by the column
         set2 = parameters[P_RECORD_SETS] + record_set(streams, s) * 8 + bitpos
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
@@ -253,7 +252,7 @@ def predict(tables, s, c0, bitpos, network):
         elif parts & F_MARKUP:  # by where the byte is in the markup and its place
             set4 = LAYER_SETS + 256 + streams[s, S_M_PLACE]
         if parts & F_JPEG:  # by the coefficient's neighbours instead, in a scan
-            set3, set4 = jpeg_layers(tables.runs, parameters[P_IMAGE_SETS], set3, set4)
+            set3, set4 = jpeg_layers(tables.kind_state, parameters[P_IMAGE_SETS], set3, set4)
         _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
         if parts & F_SETS and parts & F_IMAGE:  # by the plane and the pixel's place in
             set5 = MORE_SETS + streams[s, S_IMAGE_PHASE]  # its block; in its strip
@@ -398,7 +397,8 @@ def end_byte(tables, s, byte, bits, match_bits):
     """After stream s coded `byte`: histories, word, match model, next slots."""
     match_table, streams, buffer = tables.match_table, tables.streams, tables.buffer
     known, parameters, followers = tables.known, tables.parameters, tables.followers
-    runs, recent, dna, dna_bases = tables.runs, tables.recent, tables.dna, tables.dna_bases
+    runs, recent, kind_map, kind_bytes = (tables.runs, tables.recent, tables.kind_map,
+                                          tables.kind_bytes)
     position = streams[s, S_BASE] + streams[s, S_POSITION]
     buffer[position] = byte
     known[position] = 1
@@ -412,7 +412,7 @@ def end_byte(tables, s, byte, bits, match_bits):
         else:
             note_field(streams, buffer, s, byte, model_parts & F_LOG)
     if parts & F_DNA:
-        note_dna(streams, dna, dna_bases, match_table, parameters, s, byte)
+        note_dna(streams, kind_map, kind_bytes, match_table, parameters, s, byte)
     if parts & F_X86:
         if parts & F_X86MORE:
             note_x86_more(streams, recent, s, byte)
@@ -420,7 +420,7 @@ def end_byte(tables, s, byte, bits, match_bits):
     if parts & F_IMAGE:
         _image_noted(tables, s, byte)
     if parts & F_JPEG:
-        jpeg_byte(runs, buffer, position)
+        jpeg_byte(tables.kind_state, buffer, position)
     if parts & F_INDIRECT:
         note_followers(followers, streams[s, S_HISTORY], byte)
     if parts & (F_RECORD | F_RECORDS):
@@ -469,29 +469,29 @@ def _dna_bit(tables, s, c0, bitpos):
     """F_DNA: the counts' and matches' inputs for stream s's next bit (apart
     from predict: binding one more array there slowed every model, docs/
     history/statistics-0.11.md, "Models 10 to 12")."""
-    dna_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams, tables.dna,
-               tables.dna_bases, tables.match_map, s, c0, bitpos)
+    dna_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams, tables.kind_map,
+               tables.kind_bytes, tables.match_map, s, c0, bitpos)
 
 
 @_jit(JIT)
 def _image_start(tables, s):
     """F_IMAGE: stream s's image contexts and predictions for its next byte
     (apart from _start_byte: compiled into it, they slowed text 5-9%)."""
-    image_contexts(tables.scratch, tables.streams, tables.buffer, tables.dna_bases,
-                   tables.runs, s, tables.parameters[P_PARTS])
+    image_contexts(tables.scratch, tables.streams, tables.buffer, tables.kind_bytes,
+                   tables.kind_state, s, tables.parameters[P_PARTS])
 
 
 @_jit(JIT)
 def _image_bit(tables, s, c0, bitpos):
     """F_IMAGE: the predictions' inputs for stream s's next bit (as _dna_bit)."""
     image_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams,
-                 tables.dna, s, c0, bitpos)
+                 tables.kind_map, s, c0, bitpos)
 
 
 @_jit(JIT)
 def _image_noted(tables, s, byte):
     """F_IMAGE: stream s's predictions' errors at the byte it coded."""
-    note_image(tables.streams, tables.dna_bases, tables.dna, tables.runs, s, byte,
+    note_image(tables.streams, tables.kind_bytes, tables.kind_map, tables.kind_state, s, byte,
                tables.parameters[P_PARTS])
 
 
@@ -509,7 +509,7 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         elif parts & F_IMAGE:
             _image_bit(tables, s, c0, bitpos)
         elif parts & F_JPEG:
-            jpeg_inputs(tables.runs, tables.dna, tables.inputs, parameters[P_DNA_INPUT])
+            jpeg_inputs(tables.kind_state, tables.kind_map, tables.inputs, parameters[P_DNA_INPUT])
         network = 0
         if distribution.shape[0] == 256:
             network = network_bits(distribution, c0, bitpos)
@@ -520,7 +520,7 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         if parts & F_DNA:  # the matches' probabilities learn the bit
             dna_learn(tables.match_map, tables.streams, s, bit)
         elif parts & F_JPEG:
-            jpeg_learn(tables.runs, tables.dna, bit)
+            jpeg_learn(tables.kind_state, tables.kind_map, bit)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             second_nibble(tables, s, bits, c0)

@@ -23,8 +23,8 @@ from fade.statistics.kernels import JIT, context_hash
 from fade.statistics.parts import (ABOVE, COLUMN, DISTANT, DISTANT_MASKS, F_COLUMNS, F_DISTANT,
                                    F_RECORD, F_RECORDS, F_STRIDE, RECORD1, RECORD2, RECORD3,
                                    RECORD4, RECORD5, STRIDE1, STRIDE2)
-from fade.statistics.state import (S_ABOVE, S_BASE, S_HISTORY, S_LENGTH_COUNTS, S_LENGTHS,
-                                   S_LINE, S_POSITION, S_RECORD, S_RECORD_SEEN, SCRATCH_HASHES)
+from fade.statistics.layouts.records import S_LENGTHS, S_LENGTH_COUNTS, S_RECORD, S_RECORD_SEEN
+from fade.statistics.state import SCRATCH_HASHES, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION
 
 MASKS = np.array(DISTANT_MASKS, dtype=np.int64)
 KEPT = 32  # F_RECORDS: repeats counted at the record length before its column picks weights

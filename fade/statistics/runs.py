@@ -18,7 +18,7 @@ import numpy as np
 
 from fade.statistics.kernels import JIT, STATE_LIMIT, STRETCH, adapt
 from fade.statistics.parts import F_RUNKEYS
-from fade.statistics.state import P_ACTIVE, P_COUNT, S_RUN, S_RUN_BYTE, SCRATCH_HASHES
+from fade.statistics.state import P_ACTIVE, P_COUNT, SCRATCH_HASHES, S_RUN, S_RUN_BYTE
 
 _CHECK = 0xFFFFFF  # the entry's check: 24 bits of the context's hash
 _SEEN = np.int64(1) << 40  # F_RUNKEYS: the context has seen another byte than its run's

@@ -23,10 +23,10 @@ import numpy as np
 
 from fade.statistics.kernels import JIT, bytes_hash, context_hash, floor_log2
 from fade.statistics.parts import DELIMITERS, FIELD1, FIELD2, FIELD3, FIELD_LENGTH
-from fade.statistics.state import (
-    CANDIDATES, S_ABOVE, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_BASE, S_COUNT,
-    S_COUNT_BEFORE, S_DELIMITER, S_FIELD, S_FIELD_HASH, S_FIELD_START, S_HISTORY, S_LINE,
-    S_POSITION, SCRATCH_HASHES)
+from fade.statistics.state import SCRATCH_HASHES, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION
+from fade.statistics.layouts.tables import (
+    CANDIDATES, S_ABOVE_END, S_ABOVE_HASH, S_ABOVE_START, S_AGREED, S_COUNT, S_COUNT_BEFORE,
+    S_DELIMITER, S_FIELD, S_FIELD_HASH, S_FIELD_START)
 
 _DELIMITERS = np.array(DELIMITERS, dtype=np.int64)
 _AGREE = 2  # rows in a row with the same count before a candidate is the delimiter

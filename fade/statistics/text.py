@@ -49,10 +49,12 @@ import numpy as np
 
 from fade.statistics.kernels import JIT, context_hash, floor_log2
 from fade.statistics.parts import F_TEXT2, F_TEXT3, TEXT, TEXT2, TEXT3
-from fade.statistics.state import (SET11, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION,
-                                   S_T3_CLASSES, S_T3_GROUPS, S_T3_NEST, S_T3_OLDER, S_T3_RUN,
-                                   S_T3_RUNS, S_T3_SINCE, S_W_GAP, S_W_KINDS, S_W_LINE, S_WORD,
-                                   S_WORD2, S_WORD3, SCRATCH_HASHES)
+from fade.statistics.state import (
+    SCRATCH_HASHES, SET11, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION, S_WORD, S_WORD2,
+    S_WORD3)
+from fade.statistics.layouts.text import (
+    S_T3_CLASSES, S_T3_GROUPS, S_T3_NEST, S_T3_OLDER, S_T3_RUN, S_T3_RUNS, S_T3_SINCE)
+from fade.statistics.layouts.words import S_W_GAP, S_W_KINDS, S_W_LINE
 
 _SPREAD = 0x3A8F05C5  # odd multipliers that spread one hash before another is added
 _MIX = 0x2F0F3A55

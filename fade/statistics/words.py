@@ -28,10 +28,12 @@ from fade.statistics.contexts import byte_kind, in_word
 from fade.statistics.kernels import JIT, context_hash
 from fade.statistics.parts import (LINE_LENGTH, WORD_GAP, WORD_KINDS, WORD_LINE, WORD_NEXT,
                                    WORD_NUMBER, WORD_OPEN, WORD_PAIR, WORD_RECALL)
-from fade.statistics.state import (S_ABOVE, S_HISTORY, S_LINE, S_POSITION, S_W_COUNT, S_W_GAP,
-                                   S_W_GAP_BEFORE, S_W_KINDS, S_W_LINE, S_W_NUMBER,
-                                   S_W_NUMBER_BEFORE, S_W_OPEN, S_WORD, S_WORD2, S_WORDLEN,
-                                   RECALL, RECALL_AT, SCRATCH_HASHES, WORD_FOLLOWERS_AT)
+from fade.statistics.state import (
+    RECALL, RECALL_AT, SCRATCH_HASHES, S_ABOVE, S_HISTORY, S_LINE, S_POSITION, S_WORD, S_WORD2,
+    S_WORDLEN, WORD_FOLLOWERS_AT)
+from fade.statistics.layouts.words import (
+    S_W_COUNT, S_W_GAP, S_W_GAP_BEFORE, S_W_KINDS, S_W_LINE, S_W_NUMBER, S_W_NUMBER_BEFORE,
+    S_W_OPEN)
 from fade.statistics.tables import against
 
 _SPREAD = 0x3A8F05C5  # an odd multiplier that spreads one hash before another is added

@@ -37,10 +37,10 @@ from fade.statistics.compose import compiled_step
 from fade.statistics.kernels import ALLOCATING, JIT, bytes_hash, context_hash
 from fade.statistics.parts import (F_E8E9, F_X86, X86_BEFORE, X86_LAST, X86_PLACE, X86_RECENT,
                                    X86_SEQUENCE, X86_STEP, X86_TARGET, X86_THREE, X86_WHOLE)
-from fade.statistics.state import (
-    RECENT, S_FIELDS, S_HISTORY, S_POSITION, S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT,
-    S_X86_MODRM, S_X86_OPCODE, S_X86_MODRMS, S_X86_OPCODES, S_X86_PREFIXES, S_X86_STEP,
-    SCRATCH_HASHES, X86_PLACES, X86_STEPS)
+from fade.statistics.state import RECENT, SCRATCH_HASHES, S_FIELDS, S_HISTORY, S_POSITION
+from fade.statistics.layouts.x86 import (
+    S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT, S_X86_MODRM, S_X86_MODRMS, S_X86_OPCODE,
+    S_X86_OPCODES, S_X86_PREFIXES, S_X86_STEP, X86_PLACES, X86_STEPS)
 
 
 @nb.njit(**ALLOCATING)

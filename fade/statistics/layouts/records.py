@@ -1,0 +1,17 @@
+"""F_RECORD's and F_RECORDS' state (fade.statistics.records)."""
+
+from __future__ import annotations
+
+from fade.statistics.layouts import first
+
+# F_RECORD: the record length found (0: none); a distance << 16 | how many
+# repeats in a row agreed on it. F_RECORDS: two candidate record lengths,
+# and how many repeats at each distance they have seen.
+S_RECORD = first(__name__)
+S_RECORD_SEEN = S_RECORD + 1
+S_LENGTHS = S_RECORD + 2
+S_LENGTH_COUNTS = S_LENGTHS + 2
+FIELDS = 6
+# F_RECORDS: weight sets by the column (0 to 62, 63 and on) and the bit
+# position.
+SETS = 64 * 8
