@@ -62,7 +62,7 @@ from fade.statistics.layouts.tables import S_FIELD, TABLE_FIELDS
 from fade.statistics.layouts.x86 import X86_PLACE_SETS
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, FINAL2_AT, FINAL_ROWS, FIXED_INPUTS, KIND_SETS,
-    LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT, P_DNA_INPUT, P_DNA_SETS,
+    LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT, P_KIND_INPUT, P_DNA_SETS,
     P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS, P_TABLE_SETS,
     P_X86_SETS, SCRATCH_DOTS, SCRATCH_NODE, SET10, SET5, SET6, SETS5_AT, S_BASE, S_FOUND,
     S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN,
@@ -469,7 +469,7 @@ def _dna_bit(tables, s, c0, bitpos):
     """F_DNA: the counts' and matches' inputs for stream s's next bit (apart
     from predict: binding one more array there slowed every model, docs/
     history/statistics-0.11.md, "Models 10 to 12")."""
-    dna_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams, tables.kind_map,
+    dna_inputs(tables.inputs, tables.parameters[P_KIND_INPUT], tables.streams, tables.kind_map,
                tables.kind_bytes, tables.match_map, s, c0, bitpos)
 
 
@@ -484,7 +484,7 @@ def _image_start(tables, s):
 @_jit(JIT)
 def _image_bit(tables, s, c0, bitpos):
     """F_IMAGE: the predictions' inputs for stream s's next bit (as _dna_bit)."""
-    image_inputs(tables.inputs, tables.parameters[P_DNA_INPUT], tables.streams,
+    image_inputs(tables.inputs, tables.parameters[P_KIND_INPUT], tables.streams,
                  tables.kind_map, s, c0, bitpos)
 
 
@@ -509,7 +509,7 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         elif parts & F_IMAGE:
             _image_bit(tables, s, c0, bitpos)
         elif parts & F_JPEG:
-            jpeg_inputs(tables.kind_state, tables.kind_map, tables.inputs, parameters[P_DNA_INPUT])
+            jpeg_inputs(tables.kind_state, tables.kind_map, tables.inputs, parameters[P_KIND_INPUT])
         network = 0
         if distribution.shape[0] == 256:
             network = network_bits(distribution, c0, bitpos)

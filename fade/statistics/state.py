@@ -45,11 +45,11 @@ class StatisticsConfig(Protocol):
 # P_TABLE_SETS, P_DNA_SETS, P_X86_SETS, P_RECORD_SETS and P_IMAGE_SETS, where
 # F_TABLE's, F_DNA's, F_X86's, F_RECORDS' and F_IMAGE's (or F_JPEG's) weight
 # sets start (`kind_sets`); P_DNA_BITS, log2 of each of F_DNA's hashed count
-# tables' entries; P_DNA_INPUT, where the kind's mixer inputs (F_DNA's,
+# tables' entries; P_KIND_INPUT, where the kind's mixer inputs (F_DNA's,
 # F_IMAGE's, F_JPEG's) start, after the contexts'; then how many contexts
 # are active, and their indices in input order.
 (P_BITS, P_MATCH_BITS, P_RATE, P_KEYED, P_PARTS, P_SETS, P_TABLE_SETS, P_DNA_SETS, P_DNA_BITS,
- P_DNA_INPUT, P_X86_SETS, P_RECORD_SETS, P_IMAGE_SETS, P_COUNT) = range(14)
+ P_KIND_INPUT, P_X86_SETS, P_RECORD_SETS, P_IMAGE_SETS, P_COUNT) = range(14)
 P_ACTIVE = P_COUNT + 1
 
 # Weight sets: by c0 and match (1024), by contexts found and bit position,
@@ -103,12 +103,12 @@ def context_inputs(parts: int) -> int:
 
 # The mixer inputs of the kinds that have their own, after the contexts'
 # (no model has two of them).
-KIND_INPUTS = ((F_DNA, dna.INPUTS), (F_IMAGE, image.INPUTS), (F_JPEG, jpeg.INPUTS))
+OWN_INPUTS = ((F_DNA, dna.INPUTS), (F_IMAGE, image.INPUTS), (F_JPEG, jpeg.INPUTS))
 
 
 def kind_inputs(parts: int) -> int:
     """The mixer inputs of the kind a model with `parts` has (0: none)."""
-    return sum(inputs for part, inputs in KIND_INPUTS if parts & part)
+    return sum(inputs for part, inputs in OWN_INPUTS if parts & part)
 
 
 # A weight set is a row as long as the most inputs any model has (keyed, the
@@ -210,6 +210,15 @@ def kind_map(parts: int, table_bits: int) -> int:
     return jpeg.map_entries(1 << table_bits) if parts & F_JPEG else 1
 
 
+def kind_bytes(parts: int, length: int) -> int:
+    """Tables.kind_bytes' entries for `length` bytes of input: F_DNA's bases
+    (each stream's, 0-3, from its place in the buffer), F_IMAGE's errors (1:
+    neither)."""
+    if parts & F_DNA:
+        return length
+    return image.BYTE_ENTRIES if parts & F_IMAGE else 1
+
+
 def state_arrays(config: StatisticsConfig, streams: int,
                  length: int) -> list[tuple[str, tuple[int, ...], type]]:
     """(name, shape, dtype) of every array the statistics with `config` hold
@@ -262,8 +271,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
         # layout (fade.statistics.layouts) describes them.
         ("kind_state", (kind_state(parts),), np.int64),
         ("kind_map", (kind_map(parts, config.table_bits),), np.uint32),
-        ("kind_bytes", (dna.byte_entries(length) if parts & F_DNA else
-                        image.BYTE_ENTRIES if parts & F_IMAGE else 1,), np.uint8),
+        ("kind_bytes", (kind_bytes(parts, length),), np.uint8),
         ("coder", (C_FIELDS,), np.int64),  # the C_ fields
     ]
 

@@ -22,11 +22,14 @@ ORDER = ("general", "records", "tables", "dna", "x86", "image", "markup", "words
 def first(module: str) -> int:
     """The first field of layout `module` (its __name__) in a stream's row:
     after the fields of every layout before it in ORDER."""
-    name = module.rsplit(".", 1)[-1]
-    return sum(importlib.import_module(f"{__name__}.{earlier}").FIELDS
-               for earlier in ORDER[:ORDER.index(name)])
+    return _fields(ORDER[:ORDER.index(module.rsplit(".", 1)[-1])])
 
 
 def row_fields() -> int:
     """The fields of a stream's row: every layout's."""
-    return sum(importlib.import_module(f"{__name__}.{name}").FIELDS for name in ORDER)
+    return _fields(ORDER)
+
+
+def _fields(names: tuple[str, ...]) -> int:
+    """The fields of the layouts `names` in all."""
+    return sum(importlib.import_module(f"{__name__}.{name}").FIELDS for name in names)

@@ -40,8 +40,3 @@ def map_entries(table_bits: int) -> int:
     for each hashed one."""
     return sum(4 ** k if k <= DNA_DIRECT else 1 << dna_bits(table_bits) for k in DNA_ORDERS)
 
-
-def byte_entries(length: int) -> int:
-    """Tables.kind_bytes: each stream's bases (0-3) in order, from its place
-    in the buffer."""
-    return length

@@ -11,7 +11,7 @@ S_RECORD = first(__name__)
 S_RECORD_SEEN = S_RECORD + 1
 S_LENGTHS = S_RECORD + 2
 S_LENGTH_COUNTS = S_LENGTHS + 2
-FIELDS = 6
+FIELDS = S_LENGTH_COUNTS + 2 - S_RECORD
 # F_RECORDS: weight sets by the column (0 to 62, 63 and on) and the bit
 # position.
 SETS = 64 * 8

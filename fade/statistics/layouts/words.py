@@ -14,4 +14,4 @@ S_WORDS = first(__name__)
 S_W_LINE, S_W_COUNT, S_W_GAP, S_W_GAP_BEFORE = S_WORDS, S_WORDS + 1, S_WORDS + 2, S_WORDS + 3
 S_W_KINDS, S_W_OPEN, S_W_NUMBER, S_W_NUMBER_BEFORE = (S_WORDS + 4, S_WORDS + 5, S_WORDS + 6,
                                                       S_WORDS + 7)
-FIELDS = 8
+FIELDS = S_W_NUMBER_BEFORE + 1 - S_WORDS

@@ -15,7 +15,7 @@ S_X86 = first(__name__)
 S_X86_STEP, S_X86_LEFT, S_X86_IMMEDIATE, S_X86_PREFIXES = S_X86, S_X86 + 1, S_X86 + 2, S_X86 + 3
 S_X86_OPCODE, S_X86_MODRM, S_X86_BYTES = S_X86 + 4, S_X86 + 5, S_X86 + 6
 S_X86_OPCODES, S_X86_MODRMS = S_X86 + 7, S_X86 + 8
-FIELDS = 9
+FIELDS = S_X86_MODRMS + 1 - S_X86
 # Weight sets by the place in the instruction (fade.statistics.x86's
 # steps), the bytes left in its field (0-7) and the bit position ...
 X86_STEPS = 9
