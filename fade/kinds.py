@@ -302,6 +302,19 @@ class Screen:
             else "log" if self.log else "text"
 
     @property
+    def general(self) -> str | None:
+        """The kind whose model guards this kind's ("text" or "binary", a
+        level's general models), where the screen guessed the kind from the
+        bytes' statistics (a table, markup, log lines, nucleotides, x86 code,
+        raw pixels) and not from a header (WAV, PNM, BMP): a kind's model
+        must pay for itself, so the general model codes the bytes beside it
+        and the smaller archive is written (fade.race.guarded_archive).
+        None: no guard (text, other bytes, a header's kind)."""
+        if self.image or self.audio or self.kind in ("text", "binary"):
+            return None
+        return "text" if self.is_text else "binary"
+
+    @property
     def network_may_pay(self) -> bool:
         return self.length >= MIN_NETWORK_INPUT and not self.is_text
 

@@ -229,3 +229,80 @@ def statistics_archive(data: bytes, config: StatisticsConfig, memory_limit: int 
     check_memory(config, len(data), memory_limit)
     stream = statistics.encode_file(data, config, progress)
     return None if stream is None else pack_statistics(config, data, stream)
+
+
+# A kind's model pays for itself: where the screen guessed the kind from the
+# bytes' statistics (fade.kinds.Screen.general), the level's general model
+# codes them too, in a thread of its own beside, and the smaller archive is
+# written. It stops at the check (`guard_check`: an eighth of the input,
+# GUARD_FIRST to GUARD_CHECK bytes) where the kind's model is ahead there
+# (fewer bits a byte); where it is behind, both code to the end. So the
+# second core codes at most an eighth of a large input, and reaches the
+# check before the kind's model ends even where it is a few times slower.
+# (A trial of the general model on a prefix first, one pass after the
+# other, made 60 KB tables, logs and genomes 0.42-0.55x as fast:
+# docs/results.md, "A kind's model that pays for itself".)
+GUARD_FIRST, GUARD_CHECK, GUARD_SHARE = 1 << 14, 1 << 19, 8
+
+
+def guard_check(length: int) -> int:
+    """Where the guard of `length` bytes decides (none where it is `length`
+    or more: both models code the whole input)."""
+    return min(max(length // GUARD_SHARE, GUARD_FIRST), GUARD_CHECK)
+
+
+def guarded_archive(data: bytes, config: StatisticsConfig, general: StatisticsConfig | None,
+                    memory_limit: int | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> bytes | None:
+    """`statistics_archive` of `data` with a kind's model `config`, guarded
+    by the level's general model `general` (coded beside it, see above):
+    the smaller of the two archives, the kind's where they tie. No guard
+    where `general` is None or both tables do not fit `memory_limit`
+    together. The general model's pass decides at the check, waiting there
+    for the kind's bits where it is ahead of them: the kind's pass never
+    waits, and the decision is the same on any machine."""
+    limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
+    if general is None or general.model == config.model or \
+            config.memory_bytes(len(data)) + general.memory_bytes(len(data)) > limit:
+        return statistics_archive(data, config, memory_limit, progress)
+    at = guard_check(len(data))
+    marks = np.array([at] if at < len(data) else [], dtype=np.int64)
+    kind_bits: list[int] = []  # the kind's bits at the check
+    reached = threading.Event()  # the kind's pass is at the check, or ended
+
+    def work(check: Callable[[], None]) -> bytes | None:
+        def report(done: int, bits: int) -> None:
+            check()
+            if done != at:
+                return
+            reached.wait()
+            if kind_bits and kind_bits[0] <= bits:
+                _note("the model for the kind is ahead of the level's general model after "
+                      "%s bytes (%s bits against %s): the general model stops", f"{at:,}",
+                      f"{kind_bits[0]:,}", f"{bits:,}")
+                raise _Cancelled
+        stream = statistics.encode_file_marked(data, general, marks, report)[0]
+        return None if stream is None else pack_statistics(general, data, stream)
+
+    beside = Background("statistics-general", work)
+
+    def report(done: int, bits: int) -> None:
+        if progress is not None:
+            progress(done, bits)
+        if done == at:
+            kind_bits.append(bits)
+            reached.set()
+    try:
+        stream = statistics.encode_file_marked(data, config, marks, report)[0]
+        archive = None if stream is None else pack_statistics(config, data, stream)
+        reached.set()
+        other = beside.result()
+    finally:
+        reached.set()
+        beside.cancel()
+    if other is not None and (archive is None or len(other) < len(archive)):
+        _note("the level's general model (model %d) codes the input in %s bytes, its model "
+              "for the kind in %s: the general model's archive is written", general.model,
+              f"{len(other):,}", "more" if archive is None else f"{len(archive):,}")
+        return other
+    return archive

@@ -67,6 +67,9 @@ class Plan:
     screen: kinds.Screen | None = None  # what the bytes are: the model, the network or not
     racing: StatisticsConfig | None = None  # the statistics alone a hybrid races (method auto)
     compact: str | None = None  # a compact method asked for (fade.floor): no model runs
+    # the level's general model, coded beside `alone` where the screen guessed
+    # the bytes' kind (kinds.Screen.general): the smaller archive is written
+    guard: StatisticsConfig | None = None
 
     def __str__(self) -> str:
         if self.compact is not None:
@@ -77,8 +80,10 @@ class Plan:
             if self.screen is not None:  # a hybrid level says why its network does not run
                 learned = named_level(self.level).learned
                 why = f": {self.screen if learned else self.screen.content}"
+            guard = "" if self.guard is None else \
+                f", beside it model {self.guard.model} (the smaller is written)"
             return (f"compressing with the statistics alone, model {self.alone.model} "
-                    f"(level {self.level}{why}), {tables} of tables")
+                    f"(level {self.level}{why}), {tables} of tables{guard}")
         coding = "the network alone" if self.statistics is None else \
             f"the hybrid with statistics model {self.statistics.model}"
         return (f"compressing on {self.device.type} ({self.device_name}), profile {self.profile}, "
@@ -223,8 +228,12 @@ class Settings:
         if screen is None or chosen is None:
             screen = self.screen_of(data)
         statistics = self._level_statistics(chosen, "text" if screen is None else screen.kind)
-        alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen) \
-            if statistics is not None else None
+        guard = None
+        if statistics is not None and self.statistics_model is None and screen is not None \
+                and screen.general is not None:
+            guard = race.file_order(chosen.statistics.for_kind(screen.general), length)
+        alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen,
+                     guard=guard) if statistics is not None else None
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
             return alone, level, chosen, screen
         if chosen is not None and not network_runs(level, model is not None or bool(preset_name),
@@ -409,8 +418,7 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
     # contest").
     contest = plan.screen is not None and not plan.screen.is_text
     if plan.alone is not None:
-        return _compress_alone(data, plan.alone, method, settings.memory_limit, progress,
-                               contest)
+        return _compress_alone(data, plan, method, settings.memory_limit, progress, contest)
     if method in ("auto", FLOATS) and settings.float_mode != "off":
         try:
             found = floats.find(data, settings.dtype)
@@ -468,19 +476,19 @@ def _at_most_floor(data: bytes, archive: bytes | None, method: str,
     return min(filter(None, (archive, floor.compress(data))), key=len)
 
 
-def _compress_alone(data: bytes, config: StatisticsConfig, method: str,
-                    memory_limit: int | None, progress: Progress | None,
-                    contest: bool = False) -> bytes:
-    """Level fast: a "statistics" archive, or with method "auto" the size
-    floor where it is smaller (`contest`: tried whatever the statistics
-    give) or the statistics cannot win."""
+def _compress_alone(data: bytes, plan: Plan, method: str, memory_limit: int | None,
+                    progress: Progress | None, contest: bool = False) -> bytes:
+    """The statistics alone (`plan.alone`, guarded by `plan.guard`): a
+    "statistics" archive, or with method "auto" the size floor where it is
+    smaller (`contest`: tried whatever the statistics give) or the
+    statistics cannot win."""
     if method not in ("auto", STATISTICS):
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):
         return floor.compress(data)
     report = None if progress is None else (lambda done, bits: progress(done, len(data), bits))
-    return _at_most_floor(data, race.statistics_archive(data, config, memory_limit, report),
-                          method, contest=contest)
+    archive = race.guarded_archive(data, plan.alone, plan.guard, memory_limit, report)
+    return _at_most_floor(data, archive, method, contest=contest)
 
 
 def _compress_floats(data: bytes, source: str, segments: list, settings: Settings, plan: Plan,

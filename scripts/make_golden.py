@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 import fade
-from fade import kinds
 from fade.format.headers import VERSION
 from fade.statistics.models import LEVEL_MODELS
 
@@ -178,8 +177,9 @@ ARCHIVES = {
 
 # The statistics alone in file order, as each level writes them for each kind
 # of bytes (fade.statistics.models.LEVEL_MODELS): v8-statistics-<level>-<kind>,
-# and a variant of the kind's layout after it. An input the screen does not
-# take for the kind asks for the model by number.
+# and a variant of the kind's layout after it; each asks for its model by
+# number (what the level itself writes for the input, tests/test_format.py
+# checks: where the level's general model codes a tiny input smaller, that).
 KIND_INPUTS = {"text": TEXT, "table": TABLE, "markup": MARKUP, "log": LOG, "dna": DNA,
                "x86": INSTRUCTIONS, "audio": AUDIO, "image": IMAGE, "image-green": IMAGE_GREEN,
                "image-green-swap": IMAGE_GREEN, "pixels": IMAGE[13:],
@@ -191,9 +191,8 @@ for (_level, _kind), _number in LEVEL_MODELS.items():
     if (_level, _kind) == ("fast", "text"):  # "statistics" above
         continue
     for _variant, _data in {"": KIND_INPUTS[_kind], **VARIANTS.get((_level, _kind), {})}.items():
-        _asked = None if kinds.Screen.of(_data, measure=True).kind == _kind else _number
         ARCHIVES[f"statistics-{_level}-{_kind}{_variant}"] = (_data, dict(
-            level=_level, method="statistics", statistics_model=_asked))
+            level=_level, method="statistics", statistics_model=_number))
 
 
 def main() -> None:

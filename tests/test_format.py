@@ -298,30 +298,38 @@ def test_only_numbered_models_are_archived():
 def test_golden_file_order_statistics_archive_of_each_level_and_kind(name):
     """What each level writes for each kind of bytes where the network does
     not run, its statistics alone in file order (and fade 0.8 to 0.10's
-    models 1 to 3, asked for by number): the model is the level's for what
-    the bytes are, the archive decodes, and coding the input again gives
-    the same bytes, on any CPU."""
+    models 1 to 3, asked for by number): the archive decodes and coding the
+    input again with its model gives the same bytes, on any CPU; and where
+    the screen takes the input for the model's kind, the level writes that
+    archive, unless the level's general model codes it smaller (a kind's
+    model pays for itself: race.guarded_archive)."""
     blob = (GOLDEN / f"{name}.fade").read_bytes()
     original = (GOLDEN / f"{name}.input").read_bytes()
     header = fade.read_header(blob)
     assert header.method == "statistics" and header.version == 8
     model = header.statistics.model
+    screen = kinds.Screen.of(original, measure=True)
     if name in RELEASED_BEFORE:
-        level, asked = RELEASED_BEFORE[name][0], model
+        level, kind = RELEASED_BEFORE[name][0], None
         assert RELEASED_BEFORE[name][1] == model and not MODELS[model].current
     else:
         level, kind = MODELS[model].level, MODELS[model].kind
         assert name.startswith(f"v8-statistics-{level}-{kind}")
-        asked = None if kinds.Screen.of(original, measure=True).kind == kind else model
     mixing = LEVELS[level].statistics
-    assert header.statistics == race.file_order(
-        dataclasses.replace(mixing, model=model) if asked is not None else
-        mixing.for_kind(MODELS[model].kind), len(original))
+    assert header.statistics == race.file_order(dataclasses.replace(mixing, model=model),
+                                                len(original))
     assert not header.statistics.keyed
     assert fade.decompress(blob) == original
-    if headers.VERSION == 8:
-        assert fade.compress(original, level=level, method="statistics",
-                             statistics_model=asked) == blob
+    if headers.VERSION != 8:
+        return
+    assert fade.compress(original, level=level, method="statistics",
+                         statistics_model=model) == blob
+    if screen.kind == kind:
+        chosen = fade.compress(original, level=level, method="statistics")
+        if chosen != blob:
+            assert screen.general is not None and len(chosen) < len(blob)
+            assert fade.read_header(chosen).statistics.model == \
+                mixing.for_kind(screen.general).model
 
 
 @pytest.mark.parametrize("version", [7, 8])

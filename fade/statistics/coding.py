@@ -168,7 +168,8 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
                        ) -> tuple[bytes | None, np.ndarray]:
     """`encode_file`, and the bits put out for data[:m] at each offset m of
     `marks` (0 <= m <= len(data), any order): multiples of 8, at most 32 bits
-    short of the code length (what the coder holds back), the same on any CPU."""
+    short of the code length (what the coder holds back), the same on any
+    CPU; `progress` is also called at each mark."""
     parts = MODEL_PARTS[config.model]
     code = predictor_for(parts)
     head = _made_head(data, parts)
@@ -194,7 +195,7 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
         if layout is not None and end == layout.start:
             _begin_image(code, tables, layout, len(data))
         bits[marks == end] = 8 * tables.coder[C_POS]
-        if progress is not None and (end % CHUNK == 0 or end == len(data)):
+        if progress is not None and (end % CHUNK == 0 or end == len(data) or end in marks):
             progress(end, 8 * int(tables.coder[C_POS]))
         begin = end
     code.flush(tables.coder, out)
