@@ -274,6 +274,19 @@ def test_released_model_numbers_keep_their_parts():
         assert part_names(model.parts) == parts, number
 
 
+def test_the_changelog_and_format_name_the_release_and_its_models():
+    """CHANGELOG.md's newest release is the package's version, and
+    docs/format.md gives the header's statistics model the domain of the
+    table (0 to its last number, which tests/golden/models.txt freezes)."""
+    newest = re.search(r"^## (\S+)", (REPO / "CHANGELOG.md").read_text(), flags=re.M)
+    assert newest.group(1) == fade.__version__
+    last = len(MODELS) - 1
+    assert re.search(rf"0 to {last} \(the models of `fade\.statistics\.models\.MODELS`\)",
+                     DOC)
+    frozen = (GOLDEN / "models.txt").read_text().splitlines()
+    assert frozen[-1].split()[0] == str(last)
+
+
 def test_only_numbered_models_are_archived():
     """The colour band's models and the candidates (measured, never
     archived) are refused in an archive's header and in the settings, one
