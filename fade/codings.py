@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade import statistics  # (its Statistics loads numba: when first coded with)
 from fade.config import StatisticsConfig

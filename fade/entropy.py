@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from fade.errors import CorruptArchiveError
-from fade.lazy import LazyModule
+from fade.lazy import LazyModule, numpy as np
 
-PROB_DTYPE = np.float32
+PROB_DTYPE = "float32"
 # (loaded when the network first codes: the statistics have a coder of their own)
 constriction = LazyModule("constriction")
 

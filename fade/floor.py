@@ -15,7 +15,7 @@ import lzma
 import zlib
 from typing import Callable
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade.format.archive import pack_compact
 from fade.format.headers import CompactHeader

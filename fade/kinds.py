@@ -14,11 +14,12 @@ green and differences (`colour_choice`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade import statistics
 from fade.config import LEVELS
@@ -45,9 +46,18 @@ TEXT_SHARE = 0.97
 # counted, so level fast cut it into 36 frames, text and other bytes, 12%
 # larger than as one frame (docs/results.md, "Padding is not content").
 PADDING_RUN = 32
-_TEXT_BYTES = np.zeros(256, dtype=bool)
-_TEXT_BYTES[32:127] = True
-_TEXT_BYTES[[9, 10, 13]] = True
+_TEXT_BYTES = bytes(range(32, 127)) + b"\t\n\r"
+
+
+@functools.cache
+def _byte_table(members: bytes) -> np.ndarray:
+    """256 booleans, True at the values of `members` (made on first use:
+    numpy loads where bytes are screened)."""
+    table = np.zeros(256, dtype=bool)
+    table[list(members)] = True
+    return table
+
+
 # Text is a delimited table (a CSV or TSV file) where, of its first
 # TABLE_ROWS rows (at least MIN_TABLE_ROWS), at least TABLE_SHARE hold the
 # same number of one delimiter, at least once (a tab) or twice (a comma,
@@ -94,8 +104,7 @@ def delimited(symbols: np.ndarray) -> bool:
 # line's index per byte takes 8 bytes each). The statistics' model for
 # nucleotides then codes it (fade.statistics.dna).
 BASE_SHARE, BASE_SAMPLE = 0.9, 1 << 20
-_BASES = np.zeros(256, dtype=bool)
-_BASES[list(b"ACGTacgt")] = True
+_BASES = b"ACGTacgt"
 
 
 def nucleotides(symbols: np.ndarray) -> bool:
@@ -109,7 +118,7 @@ def nucleotides(symbols: np.ndarray) -> bool:
     first = symbols[np.minimum(starts, len(symbols) - 1)]
     header = ((first == 62) | (first == 59))[line]
     sequence = ~header & ~newline & (symbols != 13)
-    bases = int((_BASES[symbols] & sequence).sum())
+    bases = int((_byte_table(_BASES)[symbols] & sequence).sum())
     return bases >= BASE_SHARE * max(int(sequence.sum()), 1) and 2 * bases >= len(symbols)
 
 
@@ -124,9 +133,8 @@ def nucleotides(symbols: np.ndarray) -> bool:
 # bytes. The statistics' model for machine code then parses the
 # instructions and codes the distances as addresses (fade.statistics.x86).
 CALL_SHARE, CALL_FIT, REX_SHARE = 0.01, 0.75, 0.04
-_AFTER_REX = np.zeros(256, dtype=bool)
-_AFTER_REX[[0x01, 0x03, 0x09, 0x0B, 0x0F, 0x81, 0x83, 0x84, 0x85, 0x88, 0x89, 0x8A, 0x8B,
-            0x8D, 0x98, 0x99, 0xC1, 0xC6, 0xC7, 0xD1, 0xD3, 0xF7, 0xFF]] = True
+_AFTER_REX = bytes([0x01, 0x03, 0x09, 0x0B, 0x0F, 0x81, 0x83, 0x84, 0x85, 0x88, 0x89, 0x8A, 0x8B,
+                    0x8D, 0x98, 0x99, 0xC1, 0xC6, 0xC7, 0xD1, 0xD3, 0xF7, 0xFF])
 
 
 def machine_code(symbols: np.ndarray) -> bool:
@@ -135,7 +143,7 @@ def machine_code(symbols: np.ndarray) -> bool:
     near = int(np.isin(symbols[calls + 4], (0, 0xFF)).sum())
     if near >= CALL_SHARE * len(symbols) and near >= CALL_FIT * max(len(calls), 1):
         return True
-    rex = int((((symbols[:-1] & 0xF0) == 0x40) & _AFTER_REX[symbols[1:]]).sum())
+    rex = int((((symbols[:-1] & 0xF0) == 0x40) & _byte_table(_AFTER_REX)[symbols[1:]]).sum())
     return rex >= REX_SHARE * len(symbols)
 
 
@@ -257,7 +265,7 @@ class Screen:
         model a whole input is coded with measures, not a screen of a window
         of it)."""
         symbols = np.frombuffer(data, dtype=np.uint8)
-        text = int(_TEXT_BYTES[symbols].sum())
+        text = int(_byte_table(_TEXT_BYTES)[symbols].sum())
         high = int((symbols >= 128).sum())
         if high:  # bytes >= 128 count as text, less four for each invalid UTF-8 sequence
             bad = data.decode("utf-8", errors="replace").count("\ufffd")

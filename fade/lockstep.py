@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Container, Iterator, Protocol
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade.codings import Hybrid, NetworkAlone
 from fade.config import ModelConfig, coder_threads_for, group_rows, split_sizes

@@ -39,7 +39,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
+from fade.lazy import numpy as np
 from fade.lazy import torch
 
 from fade.codings import Hybrid, NetworkAlone

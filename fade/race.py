@@ -18,7 +18,7 @@ import dataclasses
 import threading
 from typing import Callable
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade import statistics
 from fade.config import DEFAULT_MEMORY_LIMIT, StatisticsConfig, format_bytes

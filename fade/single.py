@@ -220,6 +220,12 @@ class Settings:
             if model is not None:
                 model.validate()
             return Plan(length, level, compact=self.method), level, chosen, None
+        if screen is None and data is not None and len(data) < floor.MIN_LEARNED_SIZE and \
+                self.method == "auto" and self.float_mode == "off" and chosen is not None and \
+                chosen.statistics is not None:  # the size floor's archive (_compress_alone),
+            # the bytes unread: too few for any model, and no numpy loaded for them
+            alone = race.file_order(self._level_statistics(chosen, "text"), length)
+            return Plan(length, level, alone=alone), level, chosen, None
         # What the bytes are picks the model of the level's statistics alone
         # (text, table, dna, x86, binary: StatisticsConfig.for_kind) and, for a hybrid,
         # whether the network runs. A hybrid mixes the level's own text model:

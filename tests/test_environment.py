@@ -91,7 +91,7 @@ def test_steps_too_small_to_share_default_to_one_thread():
                                           threads=2)).threads == 2
 
 
-# Runs fade's command line in one fresh process, then says whether torch loaded.
+# Runs fade's command line in one fresh process, then says whether `module` loaded.
 CLI_IN_PROCESS = """
 import sys
 from fade.cli.main import entry
@@ -101,12 +101,13 @@ for args in {runs!r}:
         entry()
     except SystemExit as stop:
         assert not stop.code, (args, stop.code)
-print("torch" in sys.modules)
+print({module!r} in sys.modules)
 """
 
 
-def _loads_torch(tmp_path, *runs: list[str]) -> bool:
-    result = subprocess.run([sys.executable, "-c", CLI_IN_PROCESS.format(runs=list(runs))],
+def _loads_torch(tmp_path, *runs: list[str], module: str = "torch") -> bool:
+    code = CLI_IN_PROCESS.format(runs=list(runs), module=module)
+    result = subprocess.run([sys.executable, "-c", code],
                             cwd=tmp_path, env=fade_env({"PYTHONPATH": str(REPO)}),
                             capture_output=True, timeout=300)
     assert result.returncode == 0, result.stderr.decode()
@@ -130,6 +131,20 @@ def test_torch_loads_only_where_a_network_runs(tmp_path):
                         ["decompress", "-q", "-f", "t.fade"])
 
 
+def test_numpy_loads_only_where_bytes_are_modelled(tmp_path):
+    """numpy takes about 65 ms of a process's start (fade.lazy): the
+    command line compresses, lists and decompresses a file too small for
+    any model (under fade.floor.MIN_LEARNED_SIZE bytes) at every level
+    without it; a file the statistics code loads it."""
+    (tmp_path / "one").write_bytes(b"x")
+    (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:2_000])
+    for level in ("fast", "default", "max"):
+        assert not _loads_torch(tmp_path, ["compress", "-q", "-f", "--level", level, "one"],
+                                ["info", "one.fade"], ["decompress", "-q", "-c", "one.fade"],
+                                module="numpy"), level
+    assert _loads_torch(tmp_path, ["compress", "-q", "-f", "t"], module="numpy")
+
+
 def test_import_fade_loads_a_name_only_where_it_is_used(tmp_path):
     """`import fade` loads none of numpy, numba and torch (it costs a third
     of numpy's import); each library name loads its module on first use,
@@ -141,7 +156,7 @@ import fade
 heavy = [name for name in ("numpy", "numba", "torch") if name in sys.modules]
 assert heavy == [], heavy
 assert "fade.single" not in sys.modules
-assert fade.compress.__module__ == "fade.single" and "numpy" in sys.modules
+assert fade.compress.__module__ == "fade.single" and "numpy" not in sys.modules
 assert fade.kinds.Screen is sys.modules["fade.kinds"].Screen
 assert set(fade.__all__) <= set(dir(fade))
 for missing in ("no_such_name", "no.such.module"):

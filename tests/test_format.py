@@ -275,11 +275,14 @@ def test_released_model_numbers_keep_their_parts():
 
 
 def test_the_changelog_and_format_name_the_release_and_its_models():
-    """CHANGELOG.md's newest release is the package's version, and
-    docs/format.md gives the header's statistics model the domain of the
-    table (0 to its last number, which tests/golden/models.txt freezes)."""
-    newest = re.search(r"^## (\S+)", (REPO / "CHANGELOG.md").read_text(), flags=re.M)
-    assert newest.group(1) == fade.__version__
+    """CHANGELOG.md's newest entry is the package's version (a development
+    version's, "X (unreleased)", for X.devN), and docs/format.md gives the
+    header's statistics model the domain of the table (0 to its last
+    number, which tests/golden/models.txt freezes)."""
+    newest = re.search(r"^## (\S+)(.*)$", (REPO / "CHANGELOG.md").read_text(), flags=re.M)
+    version, development = fade.__version__.partition(".dev")[::2]
+    assert newest.group(1) == version
+    assert (newest.group(2) == " (unreleased)") == bool(development)
     last = len(MODELS) - 1
     assert re.search(rf"0 to {last} \(the models of `fade\.statistics\.models\.MODELS`\)",
                      DOC)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import struct
 
-import numpy as np
+from fade.lazy import numpy as np
 from fade.lazy import torch
 
 from fade.format.headers import Segment

@@ -31,7 +31,7 @@ import heapq
 import math
 import struct
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade.floats.layout import FloatType, pack_bits, unpack_bits
 

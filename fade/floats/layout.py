@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade.errors import FadeError
 

@@ -29,7 +29,7 @@ header) gives; other bytes, and the header, stay as they are.
 
 from __future__ import annotations
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade.statistics.parts import F_GREEN, F_SWAP
 from fade.statistics.pixels import Layout, coded_layout

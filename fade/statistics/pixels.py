@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-import numpy as np
+from fade.lazy import numpy as np
 
 HEAD_LIMIT = 4096  # the pixels start within this many bytes, or it is no image here
 RAW_HEAD = 32  # F_PIXELS: the most bytes the made header takes

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import numpy as np
+from fade.lazy import numpy as np
 
 from fade.statistics.layouts import dna, image, jpeg, markup, records, row_fields, tables, x86
 from fade.statistics.layouts.general import (  # noqa: F401 (the general fields, for the kernels)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-import numpy as np
+from fade.lazy import numpy as np
 
 MAX_CHANNELS = 8
 _PCM, _EXTENSIBLE = 1, 0xFFFE
