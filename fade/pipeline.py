@@ -39,8 +39,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from fade.lazy import numpy as np
-from fade.lazy import torch
+from fade.lazy import numpy as np, torch
 
 from fade.codings import Hybrid, NetworkAlone
 from fade.entropy import PROB_DTYPE

@@ -77,17 +77,21 @@ class _Cancelled(Exception):
     pass
 
 
-def alone_pass(data: bytes, config: StatisticsConfig, memory_limit: int | None) -> Background:
+def alone_pass(data: bytes, config: StatisticsConfig, memory_limit: int | None,
+               general: StatisticsConfig | None = None) -> Background:
     """The statistics `config` (in file order: `file_order`) coding `data`,
-    started now in a thread of their own: its result is their "statistics"
-    archive (None where they cannot code `data`) and their stream's bits."""
+    started now in a thread of their own (guarded by the level's `general`
+    model: `guarded_archive`): its result is their "statistics" archive
+    (None where they cannot code `data`) and its stream's bits."""
     check_memory(config, len(data), memory_limit)
+    head = len(pack_statistics(config, b"", b""))  # (the same for every model)
 
     def work(check: Callable[[], None]) -> tuple[bytes | None, int]:
-        stream = statistics.encode_file(data, config, lambda done, bits: check())
-        if stream is None:
+        archive = guarded_archive(data, config, general, memory_limit,
+                                  lambda done, bits: check())
+        if archive is None:
             return None, 0
-        return pack_statistics(config, data, stream), 8 * len(stream)
+        return archive, 8 * (len(archive) - head)
     return Background("statistics-alone", work)
 
 

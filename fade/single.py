@@ -67,9 +67,7 @@ class Plan:
     screen: kinds.Screen | None = None  # what the bytes are: the model, the network or not
     racing: StatisticsConfig | None = None  # the statistics alone a hybrid races (method auto)
     compact: str | None = None  # a compact method asked for (fade.floor): no model runs
-    # the level's general model, coded beside `alone` where the screen guessed
-    # the bytes' kind (kinds.Screen.general): the smaller archive is written
-    guard: StatisticsConfig | None = None
+    guard: StatisticsConfig | None = None  # the general model beside `alone` or `racing`
 
     def __str__(self) -> str:
         if self.compact is not None:
@@ -222,8 +220,7 @@ class Settings:
             return Plan(length, level, compact=self.method), level, chosen, None
         if screen is None and data is not None and len(data) < floor.MIN_LEARNED_SIZE and \
                 self.method == "auto" and self.float_mode == "off" and chosen is not None and \
-                chosen.statistics is not None:  # the size floor's archive (_compress_alone),
-            # the bytes unread: too few for any model, and no numpy loaded for them
+                chosen.statistics is not None:  # too few for any model: unread (no numpy)
             alone = race.file_order(self._level_statistics(chosen, "text"), length)
             return Plan(length, level, alone=alone), level, chosen, None
         # What the bytes are picks the model of the level's statistics alone
@@ -234,12 +231,9 @@ class Settings:
         if screen is None or chosen is None:
             screen = self.screen_of(data)
         statistics = self._level_statistics(chosen, "text" if screen is None else screen.kind)
-        guard = None
-        if statistics is not None and self.statistics_model is None and screen is not None \
-                and screen.general is not None:
-            guard = race.file_order(chosen.statistics.for_kind(screen.general), length)
         alone = Plan(length, level, alone=race.file_order(statistics, length), screen=screen,
-                     guard=guard) if statistics is not None else None
+                     guard=self._guard(chosen, screen, length)) if statistics is not None \
+            else None
         if chosen is not None and (chosen.preset is None or self.method == STATISTICS):
             return alone, level, chosen, screen
         if chosen is not None and not network_runs(level, model is not None or bool(preset_name),
@@ -259,21 +253,32 @@ class Settings:
         return kinds.Screen.of(data, measure=True)
 
     def race_statistics(self, length: int, data: bytes, screen: kinds.Screen | None = None
-                        ) -> StatisticsConfig | None:
-        """The statistics alone that a hybrid of these settings races against
-        (method auto, a level with statistics), decided before the network
-        loads, or None where no race runs: the level's model for what the
-        bytes are (`screen`, where the caller has it), sized for them."""
+                        ) -> tuple[StatisticsConfig, StatisticsConfig | None] | None:
+        """The statistics alone that a hybrid of these settings races (method
+        auto, a level with statistics) and their guard (`_racing`), or None."""
         alone, _, chosen, screen = self._choose(length, data, screen)
         if alone is not None or self.method != "auto" or chosen is None or \
                 chosen.statistics is None or screen is None:
             return None
         return self._racing(chosen, screen, length)
 
-    def _racing(self, chosen: Level, screen: kinds.Screen, length: int) -> StatisticsConfig:
-        """The statistics alone that a hybrid of level `chosen` races: the
-        level's model for what the bytes are, in file order, sized for them."""
-        return race.file_order(self._level_statistics(chosen, screen.kind), length)
+    def _racing(self, chosen: Level, screen: kinds.Screen, length: int
+                ) -> tuple[StatisticsConfig, StatisticsConfig | None]:
+        """The statistics alone that a hybrid of level `chosen` races, the
+        level's model for what the bytes are (`screen`) in file order, and
+        the general model that guards it (`_guard`), sized for the bytes."""
+        return (race.file_order(self._level_statistics(chosen, screen.kind), length),
+                self._guard(chosen, screen, length))
+
+    def _guard(self, chosen: Level | None, screen: kinds.Screen | None,
+               length: int) -> StatisticsConfig | None:
+        """The level's general model, in file order, beside its model for a
+        kind the screen guessed (kinds.Screen.general; race.guarded_archive);
+        None for a model asked for, no screen, text, other bytes, a header's."""
+        if self.statistics_model is None and screen is not None and screen.general and \
+                chosen is not None and chosen.statistics is not None:
+            return race.file_order(chosen.statistics.for_kind(screen.general), length)
+        return None
 
     def plan(self, length: int, data: bytes | None = None,
              screen: kinds.Screen | None = None) -> Plan:
@@ -303,12 +308,12 @@ class Settings:
         groups = groups_for(batch, self.groups, device.type)
         if mixing is not None:
             mixing = mixing.sized(-(-length // max(groups, 1)))
-        racing = None
-        if mixing is not None and self.method == "auto" and screen is not None:
-            racing = self._racing(chosen, screen, length)
-        # beside the hybrid, the race's two passes hold their tables too
+        racing, guard = self._racing(chosen, screen, length) if mixing is not None and \
+            self.method == "auto" and screen is not None else (None, None)
+        # beside the hybrid, the race's two passes hold their tables too (and the guard's)
         beside = racing.memory_bytes(length) + \
-            mixing.memory_bytes(-(-length // max(groups, 1)), batch) \
+            mixing.memory_bytes(-(-length // max(groups, 1)), batch) + \
+            (0 if guard is None else guard.memory_bytes(length)) \
             if racing is not None and self.race_beside else 0
         check_memory(model, batch, self.memory_limit, mixing, length, groups, beside)
         coder_threads_for(1, self.coder_threads)  # a bad request fails here, before any work
@@ -317,7 +322,7 @@ class Settings:
         return Plan(length, level, None, model, preset_name, mixing, device, device_name(device),
                     numerics, batch, groups, threads,
                     coder_threads_for(groups, self.coder_threads, device.type, os.cpu_count()),
-                    screen, racing)
+                    screen, racing, guard=guard)
 
 
 def plan(length: int, data: bytes | None = None, settings: Settings | None = None,
@@ -403,9 +408,9 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
     if settings.method == "auto" and settings.race_beside and settings.float_mode == "off" \
             and floor.model_worthwhile(data):
         screen = settings.screen_of(data)
-        config = settings.race_statistics(len(data), data, screen)
-        if config is not None:
-            alone = race.alone_pass(data, config, settings.memory_limit)
+        racing = settings.race_statistics(len(data), data, screen)
+        if racing is not None:
+            alone = race.alone_pass(data, racing[0], settings.memory_limit, racing[1])
     try:
         return _compress_planned(settings, data, progress, timings, alone, screen)
     finally:  # where it was not used (an error, Ctrl-C), it stops within 64 KiB
@@ -448,7 +453,7 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
     # order, they also stop it at its checkpoints where it is losing to them
     # (fade.race).
     if alone is None:  # not beside the hybrid, or float mode on and no float data
-        alone = race.alone_pass(data, plan.racing, settings.memory_limit)
+        alone = race.alone_pass(data, plan.racing, settings.memory_limit, plan.guard)
     referee = race.Race.start(alone, data, Layout(len(data), plan.batch, plan.groups),
                               plan.statistics, beside=settings.race_beside)
     try:

@@ -138,6 +138,16 @@ def test_a_kinds_model_pays_for_itself(tmp_path, caplog):
     asked = fade.compress(prose, level="default", statistics_model=models["table"])
     assert asked == coded(prose, "table")
     decode_in_a_fresh_process(tmp_path, archives)
+    # At max, 16 KiB or more that is not text goes to the hybrid, which races
+    # the statistics alone: their pass is guarded too.
+    code = _machine_code(start=(1 << 20) + (1 << 17), size=1 << 14)
+    if platform.machine() in ("x86_64", "AMD64"):
+        racing, guard = single.Settings(level="max").race_statistics(len(code), code)
+        assert (racing.model, guard.model) == (LEVEL_MODELS[("max", "x86")],
+                                               LEVEL_MODELS[("max", "binary")])
+        written = race.alone_pass(code, racing, None, guard).result()[0]
+        assert written == min(race.statistics_archive(code, racing),
+                              race.statistics_archive(code, guard), key=len)
 
 
 def test_markup_gets_the_markup_models_and_they_pay(tmp_path):

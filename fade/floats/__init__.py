@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import struct
 
-from fade.lazy import numpy as np
-from fade.lazy import torch
+from fade.lazy import numpy as np, torch
 
 from fade.format.headers import Segment
 from fade.errors import CorruptArchiveError, FadeError

@@ -10,8 +10,7 @@ is likewise exact on either path. Tests run it on the CPU against numpy.
 
 from __future__ import annotations
 
-from fade.lazy import numpy as np
-from fade.lazy import torch
+from fade.lazy import numpy as np, torch
 
 from fade.floats.codecs import SAMPLE, SPARSE_BLOCK, TOP
 from fade.floats.layout import FloatType
