@@ -238,21 +238,36 @@ def statistics_archive(data: bytes, config: StatisticsConfig, memory_limit: int 
 # A kind's model pays for itself: where the screen guessed the kind from the
 # bytes' statistics (fade.kinds.Screen.general), the level's general model
 # codes them too, in a thread of its own beside, and the smaller archive is
-# written. It stops at the check (`guard_check`: an eighth of the input,
-# GUARD_FIRST to GUARD_CHECK bytes) where the kind's model is ahead there
-# (fewer bits a byte); where it is behind, both code to the end. So the
-# second core codes at most an eighth of a large input, and reaches the
-# check before the kind's model ends even where it is a few times slower.
+# written. It first codes the bytes up to the check (`guard_check`: an
+# eighth of the input, GUARD_FIRST to GUARD_CHECK bytes) on tables sized
+# for them, and stops where the kind's model has put out no more bits
+# there; where it has, it codes the whole input on tables of its own size
+# and the smaller archive wins. So the second core codes at most an eighth
+# of a large input, with tables for that eighth, and reaches the check
+# before the kind's model ends even where it is a few times slower.
 # (A trial of the general model on a prefix first, one pass after the
 # other, made 60 KB tables, logs and genomes 0.42-0.55x as fast:
 # docs/results.md, "A kind's model that pays for itself".)
-GUARD_FIRST, GUARD_CHECK, GUARD_SHARE = 1 << 14, 1 << 19, 8
+GUARD_FIRST, GUARD_CHECK, GUARD_SHARE = 1 << 14, 1 << 17, 8
 
 
 def guard_check(length: int) -> int:
     """Where the guard of `length` bytes decides (none where it is `length`
     or more: both models code the whole input)."""
     return min(max(length // GUARD_SHARE, GUARD_FIRST), GUARD_CHECK)
+
+
+def guard(statistics: StatisticsConfig, kind: str, general: str,
+          length: int) -> StatisticsConfig:
+    """A level's (`statistics`) `general` model that guards its model for
+    `kind`, in file order, sized for `length` bytes, its tables no larger
+    than the kind's model's: at max the general models keep 16-32 slots a
+    byte where the kinds' keep 4-8, and a 256 KB table's guard held 1.25 GB
+    beside its model's 0.4 (docs/results.md)."""
+    own = file_order(statistics.for_kind(kind), length)
+    config = file_order(statistics.for_kind(general), length)
+    return dataclasses.replace(config, table_bits=min(config.table_bits, own.table_bits),
+                               match_bits=min(config.match_bits, own.match_bits))
 
 
 def guarded_archive(data: bytes, config: StatisticsConfig, general: StatisticsConfig | None,
@@ -275,17 +290,21 @@ def guarded_archive(data: bytes, config: StatisticsConfig, general: StatisticsCo
     reached = threading.Event()  # the kind's pass is at the check, or ended
 
     def work(check: Callable[[], None]) -> bytes | None:
-        def report(done: int, bits: int) -> None:
-            check()
-            if done != at:
-                return
+        if marks.size:  # the check's bytes first, on tables sized for them
+            trial: list[int] = []
+
+            def report(done: int, bits: int) -> None:
+                check()
+                if done == at:
+                    trial.append(bits)
+            statistics.encode_file(data[:at], general.sized(at), report)
             reached.wait()
-            if kind_bits and kind_bits[0] <= bits:
+            if kind_bits and (not trial or kind_bits[0] <= trial[0]):
                 _note("the model for the kind is ahead of the level's general model after "
                       "%s bytes (%s bits against %s): the general model stops", f"{at:,}",
-                      f"{kind_bits[0]:,}", f"{bits:,}")
-                raise _Cancelled
-        stream = statistics.encode_file_marked(data, general, marks, report)[0]
+                      f"{kind_bits[0]:,}", f"{trial[0]:,}" if trial else "more")
+                return None
+        stream = statistics.encode_file(data, general, lambda done, bits: check())
         return None if stream is None else pack_statistics(general, data, stream)
 
     beside = Background("statistics-general", work)

@@ -277,7 +277,7 @@ class Settings:
         None for a model asked for, no screen, text, other bytes, a header's."""
         if self.statistics_model is None and screen is not None and screen.general and \
                 chosen is not None and chosen.statistics is not None:
-            return race.file_order(chosen.statistics.for_kind(screen.general), length)
+            return race.guard(chosen.statistics, screen.kind, screen.general, length)
         return None
 
     def plan(self, length: int, data: bytes | None = None,
