@@ -5,9 +5,12 @@
 
 For each frame size (and the whole input as one frame) prints the archive
 size, its cost against one frame, the number of frames (the work that can
-run in parallel) and the compression time with N jobs; the round trip of
-each archive is checked in this process (unless --no-verify). Run it alone on the machine: the
-times are of one run each.
+run in parallel) and the compression time with N jobs; first, the input as
+one piece, not cut where its kind changes (`fade.compress`: what the cuts
+of fade/cuts.py are measured against); the round trip of each archive is
+checked in this process (unless --no-verify). Run it alone on the
+machine: the times are of one run each. `--frame-sizes ""`: the whole
+input only.
 """
 
 from __future__ import annotations
@@ -44,11 +47,18 @@ def main() -> int:
     data = args.file.read_bytes()
     jobs = args.jobs or frames.default_jobs()
     whole_size = max(len(data), 4096)
-    sizes = [whole_size] + [size(s) for s in args.frame_sizes.split(",")]
+    sizes = [whole_size] + [size(s) for s in args.frame_sizes.split(",") if s.strip()]
     print(f"{args.file} ({len(data):,} bytes), level {args.level}, preset {args.preset}, "
           f"{jobs} jobs")
     print("| frame size | frames | archive bytes | vs one frame | bits/byte | compress s |")
     print("|---:|---:|---:|---:|---:|---:|", flush=True)
+    start = time.perf_counter()
+    piece = fade.compress(data, level=args.level, preset_name=args.preset)
+    seconds = time.perf_counter() - start
+    if not args.no_verify:
+        assert fade.decompress(piece) == data
+    print(f"| one piece, not cut by kind | 1 | {len(piece):,} | | "
+          f"{8 * len(piece) / len(data):.3f} | {seconds:.1f} |", flush=True)
     whole = None
     for frame_size in sizes:  # the whole input first: the others are measured against it
         out = io.BytesIO()
@@ -60,7 +70,8 @@ def main() -> int:
         if not args.no_verify:
             assert fade.decompress(blob) == data, frame_size
         whole = whole or len(blob)
-        label = "whole" if frame_size == whole_size else f"{frame_size:,}"
+        label = f"whole (cut by kind: {100 * (len(blob) / len(piece) - 1):+.2f}% against one " \
+            "piece)" if frame_size == whole_size else f"{frame_size:,}"
         print(f"| {label} | {-(-len(data) // frame_size)} | {len(blob):,} | "
               f"{100 * (len(blob) / whole - 1):+.2f}% | {8 * len(blob) / len(data):.3f} | "
               f"{seconds:.1f} |", flush=True)
