@@ -105,7 +105,7 @@ print({module!r} in sys.modules)
 """
 
 
-def _loads_torch(tmp_path, *runs: list[str], module: str = "torch") -> bool:
+def _loads(tmp_path, *runs: list[str], module: str = "torch") -> bool:
     code = CLI_IN_PROCESS.format(runs=list(runs), module=module)
     result = subprocess.run([sys.executable, "-c", code],
                             cwd=tmp_path, env=fade_env({"PYTHONPATH": str(REPO)}),
@@ -120,13 +120,13 @@ def test_torch_loads_only_where_a_network_runs(tmp_path):
     network does. (Compressing with a forced compact method still does: its
     device and thread settings are checked as for the network.)"""
     (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:20_000])
-    assert not _loads_torch(tmp_path, ["compress", "-q", "--level", "fast", "t"],
+    assert not _loads(tmp_path, ["compress", "-q", "--level", "fast", "t"],
                             ["info", "t.fade"], ["decompress", "-q", "-c", "t.fade"])
-    assert not _loads_torch(tmp_path, ["compress", "-q", "-f", "--level", "fast", "t"],
+    assert not _loads(tmp_path, ["compress", "-q", "-f", "--level", "fast", "t"],
                             ["decompress", "-q", "-f", "t.fade"])
     (tmp_path / "t.fade").write_bytes(fade.compress(b"stored " * 100, method="xz"))
-    assert not _loads_torch(tmp_path, ["decompress", "-q", "-f", "t.fade"])
-    assert _loads_torch(tmp_path, ["compress", "-q", "-f", "--preset", "tiny", "--batch-size",
+    assert not _loads(tmp_path, ["decompress", "-q", "-f", "t.fade"])
+    assert _loads(tmp_path, ["compress", "-q", "-f", "--preset", "tiny", "--batch-size",
                                    "64", "--method", "fade", "t"],
                         ["decompress", "-q", "-f", "t.fade"])
 
@@ -139,10 +139,10 @@ def test_numpy_loads_only_where_bytes_are_modelled(tmp_path):
     (tmp_path / "one").write_bytes(b"x")
     (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:2_000])
     for level in ("fast", "default", "max"):
-        assert not _loads_torch(tmp_path, ["compress", "-q", "-f", "--level", level, "one"],
+        assert not _loads(tmp_path, ["compress", "-q", "-f", "--level", level, "one"],
                                 ["info", "one.fade"], ["decompress", "-q", "-c", "one.fade"],
                                 module="numpy"), level
-    assert _loads_torch(tmp_path, ["compress", "-q", "-f", "t"], module="numpy")
+    assert _loads(tmp_path, ["compress", "-q", "-f", "t"], module="numpy")
 
 
 def test_import_fade_loads_a_name_only_where_it_is_used(tmp_path):
