@@ -33,7 +33,10 @@ def fast_size(data: bytes, config) -> tuple[int, float]:
     return len(pack_statistics(config.sized(len(data)), data, stream)), seconds
 
 
-def lockstep_size(data: bytes, config, streams: int) -> int:
+def lockstep_stream(data: bytes, config, streams: int) -> bytes:
+    """`data` coded by the keyed statistics `config` over `streams` equal
+    contiguous sub-streams, a byte of each a step (the hybrid's order, no
+    network; also scripts/stream_hashes.py's)."""
     length = -(-len(data) // streams)
     lengths = np.array([min(length, len(data) - s * length) for s in range(streams)])
     lengths = lengths[lengths > 0]
@@ -44,7 +47,7 @@ def lockstep_size(data: bytes, config, streams: int) -> int:
     for step in range(int(lengths.max())):
         active = int((lengths > step).sum())  # the longest streams come first
         coder.encode(source[starts[:active] + step], None)
-    return len(coder.finish())
+    return coder.finish()
 
 
 def main() -> None:
@@ -72,7 +75,7 @@ def main() -> None:
     for name in args.files:
         data = open(name, "rb").read()
         if args.lockstep:
-            size = lockstep_size(data, config, args.lockstep)
+            size = len(lockstep_stream(data, config, args.lockstep))
             print(f"{name}\tlockstep B={args.lockstep}\t{size}", flush=True)
         else:
             size, seconds = fast_size(data, config)

@@ -19,11 +19,10 @@ import dataclasses
 import hashlib
 from pathlib import Path
 
-import numpy as np
-
 from fade import statistics
 from fade.config import LEVELS
 from fade.statistics.models import EVERY_MODEL
+from statistics_sweep import lockstep_stream  # (beside this script)
 
 SAMPLES = {"text": "alice29.txt", "table": "umath-cos.csv", "markup": "docx-styles.xml",
            "log": "dpkg.log", "dna": "genome-2.fna", "x86": "mapsdatazrh",
@@ -32,20 +31,6 @@ SAMPLES = {"text": "alice29.txt", "table": "umath-cos.csv", "markup": "docx-styl
            "pixels-green": "chelsea.ppm", "pixels-green-swap": "chelsea.ppm",
            "binary": "mapsdatazrh", "jpeg": "testorig.jpg", None: "lcet10.txt"}
 WHOLE = ("image", "image-green", "image-green-swap", "jpeg")  # (their headers kept)
-
-
-def lockstep(data: bytes, config, streams: int = 3) -> bytes:
-    """`data` coded over `streams` equal keyed sub-streams, a byte of each a step."""
-    length = -(-len(data) // streams)
-    lengths = np.array([min(length, len(data) - s * length) for s in range(streams)])
-    coder = statistics.Statistics(dataclasses.replace(config, keyed=True).sized(len(data)),
-                                  lengths)
-    source = np.frombuffer(data, dtype=np.uint8)
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    for step in range(int(lengths.max())):
-        active = int((lengths > step).sum())
-        coder.encode(source[starts[:active] + step], None)
-    return coder.finish()
 
 
 def main() -> None:
@@ -61,7 +46,7 @@ def main() -> None:
         data = (Path(args.corpus) / SAMPLES[model.kind]).read_bytes()
         data = data[:60_000] if model.kind in WHOLE else data[:40_000]
         alone = statistics.encode_file(data, config.sized(len(data))) or b""
-        stepped = lockstep(data[:6_000], config)
+        stepped = lockstep_stream(data[:6_000], config, 3)
         print(number, model.kind, model.level, len(alone), hashlib.sha256(alone).hexdigest()[:16],
               len(stepped), hashlib.sha256(stepped).hexdigest()[:16], flush=True)
 
