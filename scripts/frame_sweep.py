@@ -11,12 +11,20 @@ of fade/cuts.py are measured against); the round trip of each archive is
 checked in this process (unless --no-verify). Run it alone on the
 machine: the times are of one run each. `--frame-sizes ""`: the whole
 input only.
+
+`--cut-trials`: instead, for each cut fade.cuts makes (A before it, B
+after it), a trial of what a guard at the cut could see: the bits of B's
+first C bytes (race.guard_check of B) coded by B's own model from nothing,
+against those of the model the level picks for the whole input coding
+them after the last H bytes of A (H = C and 4C): the first smaller says
+the cut pays at its start.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import sys
 import time
 from pathlib import Path
@@ -24,7 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fade  # noqa: E402  (first: it sets what torch reads when it loads)
-from fade import frames  # noqa: E402
+from fade import cuts, frames, race, single, statistics  # noqa: E402
+from fade.kinds import Screen  # noqa: E402
 
 UNITS = {"K": 10, "M": 20, "G": 30}
 
@@ -43,8 +52,12 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=0, help="0: one per core")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the round-trip check (it doubles the time)")
+    parser.add_argument("--cut-trials", action="store_true",
+                        help="a trial at each cut instead (see above)")
     args = parser.parse_args()
     data = args.file.read_bytes()
+    if args.cut_trials:
+        return cut_trials(data, args.level or "default")
     jobs = args.jobs or frames.default_jobs()
     whole_size = max(len(data), 4096)
     sizes = [whole_size] + [size(s) for s in args.frame_sizes.split(",") if s.strip()]
@@ -75,6 +88,35 @@ def main() -> int:
         print(f"| {label} | {-(-len(data) // frame_size)} | {len(blob):,} | "
               f"{100 * (len(blob) / whole - 1):+.2f}% | {8 * len(blob) / len(data):.3f} | "
               f"{seconds:.1f} |", flush=True)
+    return 0
+
+
+def cut_trials(data: bytes, level: str) -> int:
+    """`--cut-trials` (see above): a row for each cut of `data`."""
+    import numpy as np
+
+    statistics_of = single.named_level(level).statistics
+    sizes = cuts.kind_pieces(data, single.Settings(level=level).kind_model)
+    whole = Screen.of(data).kind
+    print(f"level {level}, the whole input's kind {whole}, pieces {sizes}")
+    print("| cut at | kinds | C | B's model alone, bits | the whole's, after C of A | "
+          "after 4C of A |")
+    print("|---:|---|---:|---:|---:|---:|", flush=True)
+    starts = [0, *itertools.accumulate(sizes)]
+    for k in range(1, len(sizes)):
+        before = data[starts[k - 1]:starts[k]]
+        after = data[starts[k]:starts[k + 1]]
+        check = race.guard_check(len(after))
+        kind = Screen.of(after).kind
+        alone = race.file_order(statistics_of.for_kind(kind), check)
+        row = [f"{starts[k]:,}", f"{Screen.of(before).kind} to {kind}", f"{check:,}",
+               f"{statistics.encode_file_marked(after[:check], alone, np.array([check]))[1][0]:,}"]
+        for history in (min(check, len(before)), min(4 * check, len(before))):
+            config = race.file_order(statistics_of.for_kind(whole), history + check)
+            bits = statistics.encode_file_marked(before[-history:] + after[:check], config,
+                                                 np.array([history, history + check]))[1]
+            row.append(f"{bits[1] - bits[0]:,}")
+        print("| " + " | ".join(row) + " |", flush=True)
     return 0
 
 
