@@ -1,19 +1,28 @@
 """fade.statistics.jpeg on JPEG files: does the parser decode each file's
-blocks? It follows each file as a coder would, bit by bit, then writes the
-scans' entropy-coded bytes again from the blocks it decoded and the file's
-own Huffman tables, and compares them with the file's (a block decoded
-wrong, or at a wrong place, comes out as other bytes).
+blocks? It follows each file as a coder would, bit by bit. A sequential
+file's scans are then written again from the blocks it decoded and the
+file's own Huffman tables, and compared with the file's (a block decoded
+wrong, or at a wrong place, comes out as other bytes). A progressive
+file's blocks, kept whole in the parser's store, are compared with those
+of the same photo written sequentially by jpegtran (libjpeg-turbo's, where
+it is installed), itself checked as above.
 
-    python scripts/jpeg_follow.py FILE...
+    python scripts/jpeg_follow.py [--jpegtran OPTIONS] FILE...
 
 One row a file: its size, the blocks decoded, and "same" (every scan
-written again byte for byte), "differs" (with the scan), or what the
-parser did not follow (a progressive or arithmetic-coded frame, 12 bits).
-tests/test_jpeg.py runs the same check on the test corpus' JPEGs.
+written again byte for byte, or every block as its sequential copy's),
+"differs" (with the scan), or what the parser did not follow (an
+arithmetic-coded frame, 12 bits). `--jpegtran "-progressive -restart 1B"`:
+each file written again by jpegtran with those options first (its
+coefficients unchanged), and that checked against the file. tests/test_jpeg.py
+runs the same checks on the test corpus' JPEGs.
 """
 
 from __future__ import annotations
 
+import argparse
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this tree's fade
 from fade.statistics import jpeg  # noqa: E402
+from fade.statistics.layouts import jpeg as fields  # noqa: E402
 
 
 def segments(data: bytes):
@@ -113,10 +123,10 @@ def followed(data: bytes, ring_bits: int = 12) -> tuple[np.ndarray, np.ndarray]:
     (at most 2^ring_bits: the parser's ring of blocks)."""
     state = jpeg.new_state(ring_bits)
     jpeg.follow(state, np.frombuffer(data, dtype=np.uint8))
-    decoded = int(state[jpeg.J_DECODED])
+    decoded = int(state[fields.J_DECODED])
     if decoded > 1 << ring_bits:
         raise ValueError(f"{decoded} blocks: more than the ring's {1 << ring_bits}")
-    return state, state[jpeg.J_RING_AT:jpeg.J_RING_AT + 64 * decoded].reshape(decoded, 64)
+    return state, state[fields.J_RING_AT:fields.J_RING_AT + 64 * decoded].reshape(decoded, 64)
 
 
 def scan_check(data: bytes, blocks: np.ndarray) -> int:
@@ -152,27 +162,89 @@ def scan_check(data: bytes, blocks: np.ndarray) -> int:
     return scans
 
 
+def stored(data: bytes, store_blocks: int = 1 << 20) -> list[np.ndarray]:
+    """The blocks of `data`'s (last) frame as the parser's store holds them
+    after all of it: for each component, its rows of blocks across (zig-zag
+    order), those of the MCUs' padding left out; none where nothing was kept."""
+    state = jpeg.new_state(4, store_blocks)
+    jpeg.follow(state, np.frombuffer(data, dtype=np.uint8))
+    count = int(state[fields.J_STORE_BLOCKS])
+    start = fields.J_RING_AT + 64 * 16
+    # each word holds four coefficients, the first in its lowest 16 bits
+    words = state[start:start + fields.STORE_WORDS * count].astype("<i8")
+    blocks = words.view("<i2").reshape(count, 64)
+    components = []
+    for c in range(int(state[fields.J_COMPONENTS]) if count else 0):
+        field = fields.J_COMPONENT_AT + fields.COMPONENT_FIELDS * c
+        h, v = int(state[field + 1]), int(state[field + 2])
+        across, down = int(state[fields.J_MCUS_X]) * h, int(state[fields.J_MCUS_Y]) * v
+        rows = -(-int(state[fields.J_HEIGHT]) * v // (8 * int(state[fields.J_VMAX])))
+        first = int(state[fields.J_OFFSET_AT + c])
+        components.append(blocks[first:first + across * down].reshape(down, across, 64)
+                          [:rows, :int(state[field + 4])])
+    return components
+
+
+def same_blocks(data: bytes, other: bytes) -> bool:
+    """Whether two JPEGs' blocks are the same (the first's components, each
+    as the second's: a gray copy of a colour photo has its first)."""
+    mine, theirs = stored(data), stored(other)
+    return bool(mine) and all(np.array_equal(a, b) for a, b in zip(mine, theirs))
+
+
+def jpegtran(data: bytes, options: list[str]) -> bytes:
+    """`data` written again by jpegtran (its status 2: it warned of damage)."""
+    done = subprocess.run(["jpegtran", *options], input=data, capture_output=True)
+    if done.returncode not in (0, 2) or not done.stdout:
+        raise ValueError(f"jpegtran failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
+def verdict(data: bytes) -> tuple[int, str]:
+    """The blocks followed in `data`, and what the check says of them."""
+    try:
+        state, blocks = followed(data, 19)
+    except ValueError as error:
+        return 0, str(error)
+    if int(state[fields.J_PROGRESSIVE]):
+        count = sum(blocks.shape[0] * blocks.shape[1] for blocks in stored(data))
+        if shutil.which("jpegtran") is None:
+            return count, "progressive, not checked (no jpegtran)"
+        same = same_blocks(data, jpegtran(data, []))
+        return count, "same (as its sequential copy)" if same else \
+            "differs from its sequential copy"
+    if int(state[fields.J_FRAME]) == 0 or len(blocks) == 0:
+        markers = {data[k + 1] for k in range(len(data) - 1) if data[k] == 0xFF}
+        kinds = sorted(f"{m:02X}" for m in markers & {0xC3, 0xC9, 0xCA, 0xCB})
+        return len(blocks), f"not followed (frame {', '.join(kinds) or 'none found'})"
+    try:
+        return len(blocks), f"same ({scan_check(data, blocks)})"
+    except (AssertionError, KeyError, IndexError, ValueError) as error:
+        return len(blocks), f"differs ({type(error).__name__})"
+
+
 def main() -> None:
-    print("| file | bytes | blocks | scans written again |")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jpegtran", default=None, help="written again by jpegtran first")
+    parser.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args()
+    print("| file | bytes | blocks | check |")
     print("|---|---:|---:|---|")
-    for name in sys.argv[1:]:
-        data = Path(name).read_bytes()
-        try:
-            state, blocks = followed(data, 19)
-        except ValueError as error:
-            print(f"| {Path(name).name} | {len(data):,} | | {error} |")
-            continue
-        frame = int(state[jpeg.J_FRAME])
-        if frame == 0 or len(blocks) == 0:
-            markers = {data[k + 1] for k in range(len(data) - 1) if data[k] == 0xFF}
-            kinds = sorted(f"{m:02X}" for m in markers & {0xC2, 0xC3, 0xC9, 0xCA, 0xCB})
-            verdict = f"not followed (frame {', '.join(kinds) or 'none found'})"
-        else:
+    for name in args.files:
+        data = name.read_bytes()
+        if args.jpegtran is not None:
             try:
-                verdict = f"same ({scan_check(data, blocks)})"
-            except (AssertionError, KeyError, IndexError, ValueError) as error:
-                verdict = f"differs ({type(error).__name__})"
-        print(f"| {Path(name).name} | {len(data):,} | {len(blocks):,} | {verdict} |")
+                copy = jpegtran(data, args.jpegtran.split())
+            except ValueError as error:
+                print(f"| {name.name} | {len(data):,} | | {error} |", flush=True)
+                continue
+            count, result = verdict(copy)
+            if not result.startswith("same") or not same_blocks(copy, data):
+                result = f"{result}; not the blocks of the file itself"
+            data = copy
+        else:
+            count, result = verdict(data)
+        print(f"| {name.name} | {len(data):,} | {count:,} | {result} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.jpeg import (
+from fade.statistics.layouts.jpeg import (
     BLOCK_FIELDS, COMPONENT_FIELDS, J_ABOVE, J_ABOVE_END, J_ACTIVE, J_BLOCK, J_BLOCK_AT,
     J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_EXTRA, J_FRESH, J_HASH_AT, J_INDEX_AT, J_K,
     J_LAST, J_LAST_RS, J_LEFT, J_LEFT_END, J_LENGTH, J_MCU, J_MCU_BLOCKS, J_QUANT_AT, J_RING_AT,
     J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SET, J_SET3, J_SET4,
-    J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE, SCAN_FIELDS, jpeg_bit, ring_mask)
+    J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE, SCAN_FIELDS)
+from fade.statistics.jpeg import jpeg_bit
+from fade.statistics.progressive import ring_mask
 from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash
 from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, SETS as JPEG_SETS
 

@@ -11,9 +11,16 @@ their segments, the stuffed zeros and the restarts). Both read and write
 one int64 array (`new_state`), laid out below, so that encoder and
 decoder of an archive, which see the same bytes, follow the same way.
 
-It follows sequential Huffman-coded JPEG (SOF0 and SOF1: baseline and
-extended, 8 bits a sample), gray or colour, any sampling, with restart
-markers. What it cannot follow (a progressive or arithmetic-coded frame,
+It follows Huffman-coded JPEG, sequential (SOF0 and SOF1: baseline and
+extended) and progressive (SOF2: its DC and AC scans, first and refining,
+with their runs of empty blocks), 8 bits a sample, gray or colour, any
+sampling, with restart markers. A progressive frame's scans each code part
+of every block, so its blocks are kept whole, in a store after the ring
+(each coefficient in 16 bits, 64 a block, as the frame lays them out:
+component by component, rows of MCUs' blocks), for the scans that refine
+them; where the store has no room for the frame (`new_state`'s
+`store_blocks`), a progressive one is not followed, and a sequential one
+is followed without it. What it cannot follow (an arithmetic-coded frame,
 12 bits, a damaged header) it leaves: the state says "no JPEG" (J_NONE)
 until the next start of image, and a scan whose codes stop making sense
 waits for its next restart marker (J_LOST). The bytes are coded as they are
@@ -28,74 +35,32 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import JIT
-from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, PARSER_FIELDS
-
-# What the parser is in (J_STATE): no JPEG; a JPEG's headers (between the
-# markers, or in a segment); a scan's entropy-coded data; a scan lost (its
-# codes made no sense: until a restart marker or the scan's end); a scan
-# whose every block is decoded (what is left is padding before a marker).
-J_NONE, J_HEADERS, J_SCAN, J_LOST, J_DONE = range(5)
-
-# The fields, first the parser's place in the bytes: the segment being read
-# (its marker, where its length starts, where it ends, -1: length not yet
-# read), whether the last byte was 0xFF, whether the next byte's bits are
-# not the scan's data (the byte after a 0xFF in a scan: a stuffed zero or
-# a marker).
-(J_STATE, J_MARKER, J_SEGMENT, J_END, J_FF, J_SKIP,
- # the frame: its kind (0xC0 or 0xC1), size, components, largest sampling
- # factors, MCUs across and down, the restart interval (0: none)
- J_FRAME, J_WIDTH, J_HEIGHT, J_COMPONENTS, J_HMAX, J_VMAX, J_MCUS_X, J_MCUS_Y, J_RESTART,
- # the scan: its components, blocks an MCU, MCUs across and in all
- J_SCAN_COMPONENTS, J_MCU_BLOCKS, J_SCAN_X, J_SCAN_MCUS,
- # where the decoder stands: the MCU, the block in it, the coefficient
- # (zig-zag), the Huffman code's bits so far and their count, the extra
- # bits still to read (0: a code is being read), their value so far and
- # count, the run of zeros before the coefficient, MCUs since the restart,
- # the scan's restart markers so far, blocks decoded in all, the first of them
- # in this scan.
- J_MCU, J_BLOCK, J_K, J_CODE, J_LENGTH, J_EXTRA, J_VALUE, J_SIZE, J_RUN, J_SINCE, J_RESTARTS,
- J_DECODED, J_SCAN_FIRST,
- # the model's (F_JPEG): whether the contexts are to be found again (a code
- # or value has ended, a scan or restart begun), whether the next bit is
- # predicted from them, its weight set.
- J_FRESH, J_ACTIVE, J_SET, J_SET3, J_SET4,
- # the block's last run and size read (an AC code's symbol; 0 at its start);
- # found at its start, for all its codes: where its neighbours above and to
- # the left and the block decoded last lie in the ring, the neighbours' ends
- J_LAST_RS, J_ABOVE, J_LEFT, J_LAST, J_ABOVE_END, J_LEFT_END) = range(43)
-J_COMPONENT_AT = 48  # per frame component (4 at most): id, h, v, quantiser, blocks across
-COMPONENT_FIELDS = 5
-MAX_COMPONENTS = 4
-J_SCAN_AT = J_COMPONENT_AT + COMPONENT_FIELDS * MAX_COMPONENTS  # per scan component:
-SCAN_FIELDS = 3  # the frame component, its DC table, its AC table
-J_BLOCK_AT = J_SCAN_AT + SCAN_FIELDS * MAX_COMPONENTS  # per block of an MCU (10 at most):
-BLOCK_FIELDS = 3  # the scan component, its column and row in the MCU (in blocks)
-MAX_MCU_BLOCKS = 10
-J_DC_AT = J_BLOCK_AT + BLOCK_FIELDS * MAX_MCU_BLOCKS  # each frame component's last DC
-# Huffman tables: DC 0-3, AC 0-3 (4 + the table's number); each the largest
-# code of each length 1-16 (-1: none), what to add to a code of that length
-# to find its value's index, and the values.
-J_HUFFMAN_AT = 128
-assert J_DC_AT + MAX_COMPONENTS <= J_HUFFMAN_AT
-HUFFMAN_MAXCODE, HUFFMAN_DELTA, HUFFMAN_VALUES = 0, 17, 34
-HUFFMAN_SIZE = 34 + 256
-J_QUANT_AT = J_HUFFMAN_AT + 8 * HUFFMAN_SIZE  # 4 quantisation tables, zig-zag order
-J_CURRENT_AT = J_QUANT_AT + 4 * 64  # the block being decoded (zig-zag order)
-J_HASH_AT = J_CURRENT_AT + 64  # the model's contexts for the code or value being read,
-J_INDEX_AT = J_HASH_AT + JPEG_INPUTS  # and their entries for the next bit
-J_RING_AT = J_INDEX_AT + JPEG_INPUTS  # the blocks decoded, a ring of 2^k: 64 each, zig-zag
-assert J_RING_AT == PARSER_FIELDS  # (fade.statistics.layouts.jpeg sizes the array by it)
+from fade.statistics.layouts.jpeg import (
+    BLOCK_FIELDS, COMPONENT_FIELDS, HUFFMAN_DELTA, HUFFMAN_MAXCODE, HUFFMAN_SIZE,
+    HUFFMAN_VALUES, J_AH, J_AL, J_BLOCK, J_BLOCK_AT, J_CODE, J_COMPONENTS,
+    J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_DONE, J_END, J_EOBRUN, J_EXTRA, J_FF,
+    J_FRAME, J_FRESH, J_HEADERS, J_HEIGHT, J_HMAX, J_HUFFMAN_AT, J_K, J_LAST_RS, J_LENGTH,
+    J_LOST, J_MARKER, J_MCU, J_MCUS_X, J_MCUS_Y, J_MCU_BLOCKS, J_NONE, J_OFFSET_AT,
+    J_PROGRESSIVE, J_QUANT_AT, J_RESTART, J_RESTARTS, J_RING_AT, J_RING_MASK, J_RUN, J_SCAN,
+    J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_MCUS, J_SCAN_X, J_SE, J_SEGMENT, J_SINCE,
+    J_SIZE, J_SKIP, J_SS, J_STATE, J_STORE_BLOCKS, J_VALUE, J_VMAX, J_WIDTH, MAX_COMPONENTS,
+    MAX_MCU_BLOCKS, SCAN_FIELDS, STORE_WORDS)
+from fade.statistics.progressive import (begin_block, extended, huffman_symbol, progressive_bit,
+                                         ring_mask, save_block, store_start)
 
 
-def new_state(ring_bits: int) -> np.ndarray:
-    """A parser's state with a ring of 2^ring_bits decoded blocks (the
-    ring's size is the array's: Tables.kind_state is layouts.jpeg.STATE_WORDS long)."""
-    return np.zeros(J_RING_AT + (64 << ring_bits), dtype=np.int64)
+
+def new_state(ring_bits: int, store_blocks: int = 0) -> np.ndarray:
+    """A parser's state with a ring of 2^ring_bits decoded blocks and a store
+    of `store_blocks` (Tables.kind_state is layouts.jpeg.STATE_WORDS long: a
+    ring of 2^RING_BITS, no store)."""
+    state = np.zeros(J_RING_AT + (64 << ring_bits) + STORE_WORDS * store_blocks,
+                     dtype=np.int64)
+    state[J_RING_MASK] = (1 << ring_bits) - 1
+    return state
 
 
-@nb.njit(**JIT)
-def ring_mask(j):
-    return ((j.shape[0] - J_RING_AT) >> 6) - 1
+
 
 
 @nb.njit(**JIT)
@@ -130,7 +95,8 @@ def _huffman_table(j, buffer, at, end):
 
 @nb.njit(**JIT)
 def _frame(j, buffer, at, end, marker):
-    """A SOF0/SOF1 segment's payload at buffer[at:end]; False if not followable."""
+    """A SOF0, SOF1 or SOF2 segment's payload at buffer[at:end]; False if not
+    followable (a progressive frame: also where the store has no room for it)."""
     if end - at < 6 or buffer[at] != 8:
         return False
     height = (np.int64(buffer[at + 1]) << 8) | buffer[at + 2]
@@ -158,21 +124,41 @@ def _frame(j, buffer, at, end, marker):
         j[field] = buffer[at + 6 + 3 * c]
         j[field + 1], j[field + 2], j[field + 3] = h, v, buffer[at + 8 + 3 * c]
         j[field + 4] = (width * h + 8 * hmax - 1) // (8 * hmax)  # blocks across, unpadded
+    j[J_PROGRESSIVE] = 1 if marker == 0xC2 else 0
+    blocks = 0
+    for c in range(count):  # the store: each component's MCUs' blocks, row by row
+        j[J_OFFSET_AT + c] = blocks
+        blocks += j[J_MCUS_X] * j[J_MCUS_Y] * j[J_COMPONENT_AT + COMPONENT_FIELDS * c + 1] * \
+            j[J_COMPONENT_AT + COMPONENT_FIELDS * c + 2]
+    start = store_start(j)
+    j[J_STORE_BLOCKS] = blocks if start + STORE_WORDS * blocks <= j.shape[0] else 0
+    if j[J_STORE_BLOCKS] == 0:
+        return j[J_PROGRESSIVE] == 0
+    for w in range(start, start + STORE_WORDS * blocks):  # (a frame before may have left some)
+        j[w] = 0
     return True
 
 
 @nb.njit(**JIT)
 def _scan(j, buffer, at, end):
-    """A SOS segment's payload at buffer[at:end]: the scan's components and
-    its MCU's blocks; False if not followable (no frame, a progressive scan)."""
+    """A SOS segment's payload at buffer[at:end]: the scan's components, its
+    MCU's blocks and, in a progressive frame, its band and shifts; False if
+    not followable (no frame, a band or shift no frame of its kind has)."""
     if j[J_FRAME] == 0 or end - at < 1:
         return False
     count = np.int64(buffer[at])
     if count < 1 or count > j[J_COMPONENTS] or end - at != 4 + 2 * count:
         return False
     spectral = at + 1 + 2 * count
-    if buffer[spectral] != 0 or buffer[spectral + 1] != 63 or buffer[spectral + 2] != 0:
+    first, last = np.int64(buffer[spectral]), np.int64(buffer[spectral + 1])
+    high, low = np.int64(buffer[spectral + 2] >> 4), np.int64(buffer[spectral + 2] & 15)
+    if j[J_PROGRESSIVE] == 0:
+        if first != 0 or last != 63 or high != 0 or low != 0:
+            return False
+    elif (first == 0 and last != 0) or (first > 0 and (count != 1 or last < first or last > 63)) \
+            or high > 13 or low > 13:
         return False
+    j[J_SS], j[J_SE], j[J_AH], j[J_AL] = first, last, high, low
     blocks = 0
     for s in range(count):
         identifier = buffer[at + 1 + 2 * s]
@@ -206,6 +192,8 @@ def _scan(j, buffer, at, end):
     _restart(j)
     j[J_MCU] = j[J_RESTARTS] = 0
     j[J_SCAN_FIRST] = j[J_DECODED]
+    if j[J_PROGRESSIVE]:
+        begin_block(j)
     return True
 
 
@@ -219,6 +207,12 @@ def _restart(j):
     j[J_FRESH] = 1
     for k in range(64):
         j[J_CURRENT_AT + k] = 0
+    j[J_EOBRUN] = 0
+
+
+
+
+
 
 
 @nb.njit(**JIT)
@@ -247,10 +241,10 @@ def _segment(j, buffer, at, end):
         if end - at != 2:
             return False
         j[J_RESTART] = (np.int64(buffer[at]) << 8) | buffer[at + 1]
-    elif marker == 0xC0 or marker == 0xC1:
+    elif 0xC0 <= marker <= 0xC2:
         return _frame(j, buffer, at, end, marker)
-    elif 0xC2 <= marker <= 0xCF and marker != 0xC4 and marker != 0xC8 and marker != 0xCC:
-        return False  # progressive, lossless, hierarchical or arithmetic-coded: not followed
+    elif 0xC3 <= marker <= 0xCF and marker != 0xC4 and marker != 0xC8 and marker != 0xCC:
+        return False  # lossless, hierarchical or arithmetic-coded: not followed
     elif marker == 0xDA:
         if not _scan(j, buffer, at, end):
             return False
@@ -308,6 +302,8 @@ def jpeg_byte(j, buffer, pos):
             _restart(j)
             j[J_MCU] = j[J_RESTARTS] * j[J_RESTART]
             j[J_STATE] = J_SCAN if j[J_MCU] < j[J_SCAN_MCUS] else J_DONE
+            if j[J_PROGRESSIVE] and j[J_STATE] == J_SCAN:
+                begin_block(j)  # (no run of empty blocks goes on past a restart)
         elif byte != 0 and byte != 0xFF:
             j[J_STATE] = J_HEADERS  # the scan has ended at a marker
             _marker(j, byte, pos)
@@ -335,20 +331,30 @@ def _coefficient(j, value):
 
 @nb.njit(**JIT)
 def _end_block(j):
-    """The block is decoded: into the ring, and on to the next block or MCU."""
-    ring = J_RING_AT + 64 * (j[J_DECODED] & ring_mask(j))
-    for k in range(64):
-        j[ring + k] = j[J_CURRENT_AT + k]
-        j[J_CURRENT_AT + k] = 0
-    j[J_DECODED] += 1
-    j[J_K] = j[J_LAST_RS] = 0
-    j[J_BLOCK] += 1
-    if j[J_BLOCK] == j[J_MCU_BLOCKS]:
-        j[J_BLOCK] = 0
-        j[J_MCU] += 1
-        j[J_SINCE] += 1
-        if j[J_MCU] == j[J_SCAN_MCUS]:
-            j[J_STATE] = J_DONE
+    """The block is decoded: into the store (where it has room) and the ring
+    (a sequential frame's), and on to the next block or MCU; in a
+    progressive scan, on past the blocks whose band has no bits."""
+    while True:
+        save_block(j)
+        if j[J_PROGRESSIVE] == 0:
+            ring = J_RING_AT + 64 * (j[J_DECODED] & ring_mask(j))
+            for k in range(64):
+                j[ring + k] = j[J_CURRENT_AT + k]
+                j[J_CURRENT_AT + k] = 0
+        j[J_DECODED] += 1
+        j[J_K] = j[J_LAST_RS] = 0
+        j[J_BLOCK] += 1
+        if j[J_BLOCK] == j[J_MCU_BLOCKS]:
+            j[J_BLOCK] = 0
+            j[J_MCU] += 1
+            j[J_SINCE] += 1
+            if j[J_MCU] == j[J_SCAN_MCUS] or (j[J_PROGRESSIVE] and j[J_SINCE] == j[J_RESTART]):
+                # (a progressive scan waits for the restart marker, its bits
+                # padding, which would else correct the next blocks)
+                j[J_STATE] = J_DONE
+                return
+        if j[J_PROGRESSIVE] == 0 or begin_block(j):
+            return
 
 
 @nb.njit(**JIT)
@@ -358,27 +364,20 @@ def jpeg_bit(j, bit):
     Huffman code or extra bits, and the coefficient or block they end."""
     if j[J_STATE] != J_SCAN:
         return
+    if j[J_PROGRESSIVE]:
+        if progressive_bit(j, bit):
+            _end_block(j)
+        return
     if j[J_EXTRA] > 0:
         j[J_VALUE] = (j[J_VALUE] << 1) | bit
         j[J_EXTRA] -= 1
         if j[J_EXTRA] == 0:
             j[J_FRESH] = 1
-            value = j[J_VALUE]
-            if value < (np.int64(1) << (j[J_SIZE] - 1)):
-                value -= (np.int64(1) << j[J_SIZE]) - 1
-            _coefficient(j, value)
+            _coefficient(j, extended(j[J_VALUE], j[J_SIZE]))
         return
-    j[J_CODE] = (j[J_CODE] << 1) | bit
-    j[J_LENGTH] += 1
-    length = j[J_LENGTH]
-    scan = J_SCAN_AT + SCAN_FIELDS * j[J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]]
-    table = J_HUFFMAN_AT + j[scan + (1 if j[J_K] == 0 else 2)] * HUFFMAN_SIZE
-    if j[J_CODE] > j[table + HUFFMAN_MAXCODE + length]:
-        if length == 16:
-            j[J_STATE] = J_LOST
+    symbol = huffman_symbol(j, bit, j[J_K] == 0)
+    if symbol < 0:
         return
-    symbol = j[table + HUFFMAN_VALUES + j[J_CODE] + j[table + HUFFMAN_DELTA + length]]
-    j[J_CODE] = j[J_LENGTH] = 0
     j[J_FRESH] = 1
     if j[J_K] == 0:  # the DC's size
         if symbol > 11:
@@ -402,6 +401,10 @@ def jpeg_bit(j, bit):
         j[J_RUN] += symbol >> 4
         j[J_EXTRA] = j[J_SIZE] = symbol & 15
         j[J_VALUE] = 0
+
+
+
+
 
 
 @nb.njit(**JIT)

@@ -46,7 +46,8 @@ from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, dna_sets, note_dna
 from fade.statistics.image import image_contexts, image_inputs, note_image
-from fade.statistics.jpeg import J_ACTIVE, J_SET, jpeg_byte
+from fade.statistics.jpeg import jpeg_byte
+from fade.statistics.layouts.jpeg import J_ACTIVE, J_SET
 from fade.statistics.coefficients import jpeg_inputs, jpeg_layers, jpeg_learn
 from fade.statistics.sse import sse_learn, sse_refined, sse_rows
 from fade.statistics.words import (line_context, note_recall, note_words, recall_context,
