@@ -10,6 +10,14 @@ being alike, its neighbours in its own block); before each bit,
 `jpeg_inputs` finds each context's adaptive probability by the code's or
 value's bits so far, and the bit's weight sets; after it, `jpeg_learn`
 updates them and the parser.
+
+In a progressive scan (fade.statistics.progressive) the same contexts
+serve its codes, values and runs' lengths, read in the scan's units (the
+values shifted right by its J_AL) from the block as the scans so far left
+it and its neighbours above and to the left, kept from the store as the
+block began, in contexts of their own by the kind of scan; its one-bit
+steps (a DC's next bit, a coefficient's correction, a new coefficient's
+sign) have contexts and weight sets of their own (`_refining_contexts`).
 """
 
 from __future__ import annotations
@@ -18,13 +26,14 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.layouts.jpeg import (
-    BLOCK_FIELDS, COMPONENT_FIELDS, J_ABOVE, J_ABOVE_END, J_ACTIVE, J_BLOCK, J_BLOCK_AT,
-    J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_EXTRA, J_FRESH, J_HASH_AT, J_INDEX_AT, J_K,
-    J_LAST, J_LAST_RS, J_LEFT, J_LEFT_END, J_LENGTH, J_MCU, J_MCU_BLOCKS, J_QUANT_AT, J_RING_AT,
-    J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SET, J_SET3, J_SET4,
-    J_SIZE, J_SKIP, J_STATE, J_CODE, J_VALUE, SCAN_FIELDS)
+    BLOCK_FIELDS, COMPONENT_FIELDS, J_ABOVE, J_ABOVE_END, J_ACTIVE, J_AH, J_AL, J_BLOCK,
+    J_BLOCK_AT, J_CODE, J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_EOBRUN, J_EXTRA,
+    J_FRESH, J_HASH_AT, J_INDEX_AT, J_K, J_LAST, J_LAST_RS, J_LEFT, J_LEFT_END, J_LENGTH,
+    J_MCU, J_MCU_BLOCKS, J_PHASE, J_PROGRESSIVE, J_QUANT_AT, J_RING_AT, J_RUN, J_SCAN,
+    J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SE, J_SET, J_SET3, J_SET4, J_SIZE,
+    J_SKIP, J_STATE, J_VALUE, P_CORRECT, P_DC, P_RUN, P_SIGN, SCAN_FIELDS)
 from fade.statistics.jpeg import jpeg_bit
-from fade.statistics.progressive import ring_mask
+from fade.statistics.progressive import block_end, ring_mask
 from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash
 from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, SETS as JPEG_SETS
 
@@ -35,7 +44,8 @@ ZIGZAG = np.array([0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 1
                    47, 55, 62, 63], dtype=np.int64)
 PLACE = np.argsort(ZIGZAG)
 CODE_SETS = 2 * 64 * 16  # J_SET's: by the phase, the place and the code's or value's bits
-assert CODE_SETS + 4 * 64 * 16 + 64 * 16 * 2 == JPEG_SETS
+PHASE_SETS = CODE_SETS + 4 * 64 * 16 + 64 * 16 * 2  # a progressive scan's one-bit steps'
+assert PHASE_SETS + 4 * 64 * 8 == JPEG_SETS
 MAP_LIMIT = 127  # the contexts' probabilities: step 1 / (n + 1.5), n at most this
 
 
@@ -77,17 +87,6 @@ def _neighbours(j):
 
 
 @nb.njit(**JIT)
-def _end(j, block):
-    """The zig-zag place of a block's last nonzero AC (0: none; 64: no block)."""
-    if block < 0:
-        return 64
-    for k in range(63, 0, -1):
-        if j[block + k] != 0:
-            return k
-    return 0
-
-
-@nb.njit(**JIT)
 def _clip(value, limit):
     return max(min(value, limit), -limit)
 
@@ -109,12 +108,13 @@ EDGE = np.array([362, 502, 473, 426, 362, 284, 196, 100], dtype=np.int64)
 
 
 @nb.njit(**JIT)
-def _across(j, neighbour, k, quant, vertical):
+def _across(j, neighbour, k, quant, vertical, shift):
     """The coefficient at zig-zag place k predicted from a neighbouring block
     (above: `vertical`; else to the left) as the pixels along their shared
     edge being the same (each column's, or row's, sum of cosines at the
-    edge): in the neighbour's units, from its coefficients and the current
-    block's decoded so far; 0 without the neighbour."""
+    edge): in the neighbour's units (shifted right by `shift`: a progressive
+    scan's), from its coefficients and the current block's decoded so far
+    (zero where not yet); 0 without the neighbour."""
     if neighbour < 0 or j[quant + k] == 0:
         return 0
     row, column = ZIGZAG[k] >> 3, ZIGZAG[k] & 7
@@ -122,9 +122,9 @@ def _across(j, neighbour, k, quant, vertical):
     for i in range(8):
         place = PLACE[i * 8 + column] if vertical else PLACE[row * 8 + i]
         edge = EDGE[i] * j[quant + place]
-        total += (edge if i % 2 == 0 else -edge) * j[neighbour + place]
-        if place < k and i != (row if vertical else column):
-            total -= edge * j[J_CURRENT_AT + place]
+        total += (edge if i % 2 == 0 else -edge) * (j[neighbour + place] >> shift)
+        if i != (row if vertical else column):
+            total -= edge * (j[J_CURRENT_AT + place] >> shift)
     return total // (EDGE[row if vertical else column] * j[quant + k])
 
 
@@ -136,14 +136,21 @@ def jpeg_contexts(j):
     to the left and decoded last, its neighbours in its own block."""
     j[J_FRESH] = 0
     c = j[J_SCAN_AT + SCAN_FIELDS * j[J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]]]
+    phase = j[J_PHASE]
+    if j[J_PROGRESSIVE] and (phase == P_SIGN or phase >= P_CORRECT):
+        _refining_contexts(j, c, phase)
+        return
     k = min(j[J_K] + j[J_RUN], 63)
     size = j[J_SIZE] if j[J_EXTRA] > 0 else 0
-    if k == 0 and j[J_EXTRA] == 0:  # a block's first code: what stays the same in it
+    shift = 0
+    if j[J_PROGRESSIVE]:  # (its neighbours found as its block began) in the scan's units
+        shift = j[J_AL]
+    elif k == 0 and j[J_EXTRA] == 0:  # a block's first code: what stays the same in it
         j[J_ABOVE], j[J_LEFT], j[J_LAST] = _neighbours(j)
-        j[J_ABOVE_END], j[J_LEFT_END] = _end(j, j[J_ABOVE]), _end(j, j[J_LEFT])
+        j[J_ABOVE_END], j[J_LEFT_END] = block_end(j, j[J_ABOVE]), block_end(j, j[J_LEFT])
     above, left, last = j[J_ABOVE], j[J_LEFT], j[J_LAST]
-    a = j[above + k] if above >= 0 else 0
-    l = j[left + k] if left >= 0 else 0
+    a = j[above + k] >> shift if above >= 0 else 0
+    l = j[left + k] >> shift if left >= 0 else 0
     if k == 0:  # a DC is coded against the last one: its neighbours so too
         a = a - j[J_DC_AT + c] if above >= 0 else 0
         l = l - j[J_DC_AT + c] if left >= 0 else 0
@@ -151,30 +158,40 @@ def jpeg_contexts(j):
     total = 0
     latest = 0
     for i in range(1, k):
-        if j[J_CURRENT_AT + i] != 0:
+        if j[J_CURRENT_AT + i] >> shift != 0:
             nonzero += 1
-            total += abs(j[J_CURRENT_AT + i])
+            total += abs(j[J_CURRENT_AT + i] >> shift)
             latest = i
-    previous = j[J_CURRENT_AT + k - 1] if k > 1 else 0
+    previous = j[J_CURRENT_AT + k - 1] >> shift if k > 1 else 0
     before = j[last + k] if last >= 0 else 0
     row, column = ZIGZAG[k] >> 3, ZIGZAG[k] & 7
     up = side = 0
-    if row > 0 and PLACE[ZIGZAG[k] - 8] < k:
-        up = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 8]]
-    if column > 0 and PLACE[ZIGZAG[k] - 1] < k:
-        side = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 1]]
+    if row > 0 and (PLACE[ZIGZAG[k] - 8] < k or j[J_PROGRESSIVE]):
+        up = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 8]] >> shift
+    if column > 0 and (PLACE[ZIGZAG[k] - 1] < k or j[J_PROGRESSIVE]):
+        side = j[J_CURRENT_AT + PLACE[ZIGZAG[k] - 1]] >> shift
+    if j[J_PROGRESSIVE]:  # (no block decoded last:) the band's places ahead, zero or not
+        zeros = ahead = 0
+        for i in range(k + 1, j[J_SE] + 1):
+            if j[J_CURRENT_AT + i] >> shift != 0:
+                ahead += 1
+            else:
+                zeros += 1
+        before = min(zeros, 63) * 64 + min(ahead, 63)
     quant = J_QUANT_AT + 64 * j[J_COMPONENT_AT + COMPONENT_FIELDS * c + 3]
-    pa = _across(j, above, k, quant, True)
-    pl = _across(j, left, k, quant, False)
+    pa = _across(j, above, k, quant, True, shift)
+    pl = _across(j, left, k, quant, False, shift)
     if k == 0:
         pa = pa - j[J_DC_AT + c] if above >= 0 else 0
         pl = pl - j[J_DC_AT + c] if left >= 0 else 0
     base = ((c * 64 + k) * 16 + size) * 16
-    following = j[above + k + 1] if above >= 0 and k < 63 else 0
+    if j[J_PROGRESSIVE]:  # a first scan's, a refining scan's, a run's length
+        base += (1 + (1 if j[J_AH] else 0) + (2 if phase == P_RUN else 0)) << 17
+    following = j[above + k + 1] >> shift if above >= 0 and k < 63 else 0
     values = (0, min(nonzero, 15), (_clip(pa, 15) + 16) * 32 + _clip(pl, 15) + 16,
               _clip(pa, 255), _clip(pl, 255), (_clip(previous, 31) + 32) * 16 + min(j[J_RUN], 15),
               _clip((pa + pl) >> 1, 63), _bits(total) * 64 + min(k - latest, 63),
-              j[J_ABOVE_END] * 65 + j[J_LEFT_END], _clip(before, 63),
+              j[J_ABOVE_END] * 65 + j[J_LEFT_END], before if j[J_PROGRESSIVE] else _clip(before, 63),
               ((_bits(pa) * 16 + _bits(pl)) * 16 + _bits(up)) * 16 + _bits(side),
               (_clip(up, 31) + 32) * 64 + _clip(side, 31) + 32,
               j[J_LAST_RS] * 16 + min(nonzero, 15),
@@ -191,6 +208,52 @@ def jpeg_contexts(j):
 
 
 @nb.njit(**JIT)
+def _refining_contexts(j, c, phase):
+    """The contexts of a progressive scan's one-bit steps: a DC's next bit
+    (P_DC), a coefficient's correction (P_CORRECT, P_TAIL: by its magnitude
+    so far and the same coefficient's in the blocks above and to the left,
+    which this scan has refined already), a new coefficient's sign (P_SIGN:
+    by the signs there and as predicted from them, at the place it will
+    take)."""
+    shift = j[J_AL]
+    k = 0 if phase == P_DC else min(j[J_K], 63)
+    if phase == P_SIGN:  # the place it takes: past j[J_RUN] coefficients still zero
+        run = j[J_RUN]
+        while k < j[J_SE] and (j[J_CURRENT_AT + k] != 0 or run > 0):
+            if j[J_CURRENT_AT + k] == 0:
+                run -= 1
+            k += 1
+    above, left = j[J_ABOVE], j[J_LEFT]
+    value = j[J_CURRENT_AT + k]
+    a = j[above + k] if above >= 0 else 0
+    l = j[left + k] if left >= 0 else 0
+    quant = J_QUANT_AT + 64 * j[J_COMPONENT_AT + COMPONENT_FIELDS * c + 3]
+    pa = _across(j, above, k, quant, True, shift)
+    pl = _across(j, left, k, quant, False, shift)
+    size = min(_bits(value >> (shift + 1)), 15)  # what is known of it before this bit
+    here = ((abs(a) >> shift) & 1) * 2 + ((abs(l) >> shift) & 1) if phase != P_SIGN else \
+        (1 if a > 0 else 2 if a < 0 else 0) * 3 + (1 if l > 0 else 2 if l < 0 else 0)
+    guess = _clip(pa + pl, 15)
+    nonzero = 0
+    for i in range(1, 64):
+        if j[J_CURRENT_AT + i] != 0:
+            nonzero += 1
+    base = (6 << 17) + ((phase * 4 + c) * 64 + k) * 16 + size
+    values = (0, here, guess + 16, (_bits(a >> shift) * 16 + _bits(l >> shift)) * 16 + size,
+              _clip(pa, 31) + 32, _clip(pl, 31) + 32, min(nonzero, 63) * 16 + here,
+              (value >> shift) & 3, _clip(a >> shift, 31) + 32, _clip(l >> shift, 31) + 32,
+              j[J_ABOVE_END] * 65 + j[J_LEFT_END], min(j[J_EOBRUN], 15) * 16 + here,
+              _bits(abs(pa) + abs(pl)) * 16 + here, (guess + 16) * 16 + size,
+              min(k, 63) * 4 + min(shift, 3), here * 64 + min(nonzero, 63))
+    for i in range(JPEG_INPUTS):
+        j[J_HASH_AT + i] = context_hash(base + i, values[i] + 1)
+    bucket = min(size, 7)
+    j[J_SET] = PHASE_SETS + ((phase - P_SIGN) * 64 + k) * 8 + bucket
+    j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(_bits(abs(pa) + abs(pl)), 15)
+    j[J_SET4] = CODE_SETS + 4 * 64 * 16 + (k * 16 + min(nonzero, 15)) * 2 + 1
+
+
+@nb.njit(**JIT)
 def jpeg_inputs(j, maps, inputs, at):
     """The JPEG contexts' inputs for the next bit at inputs[at:] (0 where it
     is not a scan's data), and the bit's weight set (j[J_SET])."""
@@ -202,13 +265,16 @@ def jpeg_inputs(j, maps, inputs, at):
     if j[J_FRESH]:
         jpeg_contexts(j)
     j[J_ACTIVE] = 1
-    if j[J_EXTRA] > 0:  # a value's bits so far
+    if j[J_EXTRA] > 0:  # a value's bits so far (or a run's length's)
         done = j[J_SIZE] - j[J_EXTRA]
         phase = (np.int64(1) << 20) | (done << 12) | j[J_VALUE]
         j[J_SET] = (64 + min(j[J_K] + j[J_RUN], 63)) * 16 + done
+    elif j[J_PROGRESSIVE] and (j[J_PHASE] == P_SIGN or j[J_PHASE] >= P_CORRECT):
+        phase = np.int64(1)  # a one-bit step (its set: _refining_contexts')
     else:  # a code's
         phase = (np.int64(1) << j[J_LENGTH]) | j[J_CODE]
         j[J_SET] = min(j[J_K] + j[J_RUN], 63) * 16 + min(j[J_LENGTH], 15)
+    phase |= j[J_PHASE] << 24  # (a progressive scan's: 0 in a sequential one)
     mask = maps.shape[0] - 1
     for i in range(JPEG_INPUTS):
         index = context_hash(j[J_HASH_AT + i], phase) & mask

@@ -37,13 +37,13 @@ import numpy as np
 from fade.statistics.kernels import JIT
 from fade.statistics.layouts.jpeg import (
     BLOCK_FIELDS, COMPONENT_FIELDS, HUFFMAN_DELTA, HUFFMAN_MAXCODE, HUFFMAN_SIZE,
-    HUFFMAN_VALUES, J_AH, J_AL, J_BLOCK, J_BLOCK_AT, J_CODE, J_COMPONENTS,
-    J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_DONE, J_END, J_EOBRUN, J_EXTRA, J_FF,
-    J_FRAME, J_FRESH, J_HEADERS, J_HEIGHT, J_HMAX, J_HUFFMAN_AT, J_K, J_LAST_RS, J_LENGTH,
-    J_LOST, J_MARKER, J_MCU, J_MCUS_X, J_MCUS_Y, J_MCU_BLOCKS, J_NONE, J_OFFSET_AT,
-    J_PROGRESSIVE, J_QUANT_AT, J_RESTART, J_RESTARTS, J_RING_AT, J_RING_MASK, J_RUN, J_SCAN,
-    J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_MCUS, J_SCAN_X, J_SE, J_SEGMENT, J_SINCE,
-    J_SIZE, J_SKIP, J_SS, J_STATE, J_STORE_BLOCKS, J_VALUE, J_VMAX, J_WIDTH, MAX_COMPONENTS,
+    HUFFMAN_VALUES, J_AH, J_AL, J_BLOCK, J_BLOCK_AT, J_CODE, J_COMPONENTS, J_COMPONENT_AT,
+    J_CURRENT_AT, J_DC_AT, J_DECODED, J_DONE, J_END, J_EOBRUN, J_EXTRA, J_FF, J_FRAME, J_FRESH,
+    J_HEADERS, J_HEIGHT, J_HMAX, J_HUFFMAN_AT, J_K, J_LAST_RS, J_LENGTH, J_LOST, J_MARKER,
+    J_MCU, J_MCUS_X, J_MCUS_Y, J_MCU_BLOCKS, J_NONE, J_OFFSET_AT, J_PHASE, J_PROGRESSIVE,
+    J_QUANT_AT, J_RESTART, J_RESTARTS, J_RING_AT, J_RING_MASK, J_RUN, J_SCAN, J_SCAN_AT,
+    J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_MCUS, J_SCAN_X, J_SE, J_SEGMENT, J_SINCE, J_SIZE,
+    J_SKIP, J_SS, J_STATE, J_STORE_BLOCKS, J_VALUE, J_VMAX, J_WIDTH, MAX_COMPONENTS,
     MAX_MCU_BLOCKS, SCAN_FIELDS, STORE_WORDS)
 from fade.statistics.progressive import (begin_block, extended, huffman_symbol, progressive_bit,
                                          ring_mask, save_block, store_start)
@@ -190,7 +190,7 @@ def _scan(j, buffer, at, end):
         j[J_SCAN_X] = j[component + 4]
         j[J_SCAN_MCUS] = j[component + 4] * rows
     _restart(j)
-    j[J_MCU] = j[J_RESTARTS] = 0
+    j[J_MCU] = j[J_RESTARTS] = j[J_PHASE] = 0
     j[J_SCAN_FIRST] = j[J_DECODED]
     if j[J_PROGRESSIVE]:
         begin_block(j)

@@ -24,11 +24,12 @@ import numpy as np
 from fade.statistics.kernels import JIT
 from fade.statistics.layouts.jpeg import (
     BLOCK_FIELDS, COMPONENT_FIELDS, HUFFMAN_DELTA, HUFFMAN_MAXCODE, HUFFMAN_SIZE,
-    HUFFMAN_VALUES, J_AH, J_AL, J_BLOCK, J_BLOCK_AT, J_CODE, J_COMPONENT_AT, J_CURRENT_AT,
-    J_DC_AT, J_EOBRUN, J_EXTRA, J_FRESH, J_HUFFMAN_AT, J_K, J_LAST_RS, J_LENGTH, J_LOST, J_MCU,
-    J_MCUS_X, J_OFFSET_AT, J_PHASE, J_RING_AT, J_RING_MASK, J_RUN, J_SCAN, J_SCAN_AT,
-    J_SCAN_COMPONENTS, J_SCAN_X, J_SE, J_SIZE, J_SS, J_STATE, J_STORE_BLOCKS, J_VALUE, P_CODE,
-    P_CORRECT, P_DC, P_RUN, P_SIGN, P_TAIL, P_VALUE, RING_BITS, SCAN_FIELDS, STORE_WORDS)
+    HUFFMAN_VALUES, J_ABOVE, J_ABOVE_AT, J_ABOVE_END, J_AH, J_AL, J_BLOCK, J_BLOCK_AT, J_CODE,
+    J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_EOBRUN, J_EXTRA, J_FRESH, J_HUFFMAN_AT, J_K,
+    J_LAST, J_LAST_RS, J_LEFT, J_LEFT_AT, J_LEFT_END, J_LENGTH, J_LOST, J_MCU, J_MCUS_X,
+    J_OFFSET_AT, J_PHASE, J_RING_AT, J_RING_MASK, J_RUN, J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS,
+    J_SCAN_X, J_SE, J_SIZE, J_SS, J_STATE, J_STORE_BLOCKS, J_VALUE, P_CODE, P_CORRECT, P_DC,
+    P_RUN, P_SIGN, P_TAIL, P_VALUE, RING_BITS, SCAN_FIELDS, STORE_WORDS)
 
 
 @nb.njit(**JIT)
@@ -42,23 +43,54 @@ def store_start(j):
 
 
 @nb.njit(**JIT)
+def _place(j):
+    """The current block's frame component and its column and row among the
+    component's blocks."""
+    entry = J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]
+    c = j[J_SCAN_AT + SCAN_FIELDS * j[entry]]
+    component = J_COMPONENT_AT + COMPONENT_FIELDS * c
+    m = j[J_MCU]
+    if j[J_SCAN_COMPONENTS] > 1:
+        return c, (m % j[J_MCUS_X]) * j[component + 1] + j[entry + 1], \
+            (m // j[J_MCUS_X]) * j[component + 2] + j[entry + 2]
+    return c, m % j[J_SCAN_X], m // j[J_SCAN_X]
+
+
+@nb.njit(**JIT)
+def _word(j, c, x, y):
+    """Where component c's block at column x, row y starts in the store (-1: none)."""
+    index = j[J_OFFSET_AT + c] + y * j[J_MCUS_X] * j[J_COMPONENT_AT + COMPONENT_FIELDS * c + 1] + x
+    if j[J_STORE_BLOCKS] == 0 or x < 0 or y < 0 or index >= j[J_STORE_BLOCKS]:
+        return -1
+    return store_start(j) + STORE_WORDS * index
+
+
+@nb.njit(**JIT)
 def store_word(j):
     """The current block's first word in the store (-1: the store has none)."""
     if j[J_STORE_BLOCKS] == 0:
         return -1
-    entry = J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]
-    c = j[J_SCAN_AT + SCAN_FIELDS * j[entry]]
-    component = J_COMPONENT_AT + COMPONENT_FIELDS * c
-    h, v, m = j[component + 1], j[component + 2], j[J_MCU]
-    if j[J_SCAN_COMPONENTS] > 1:
-        x = (m % j[J_MCUS_X]) * h + j[entry + 1]
-        y = (m // j[J_MCUS_X]) * v + j[entry + 2]
-    else:
-        x, y = m % j[J_SCAN_X], m // j[J_SCAN_X]
-    index = j[J_OFFSET_AT + c] + y * j[J_MCUS_X] * h + x
-    if index >= j[J_STORE_BLOCKS]:
-        return -1
-    return store_start(j) + STORE_WORDS * index
+    c, x, y = _place(j)
+    return _word(j, c, x, y)
+
+
+@nb.njit(**JIT)
+def _unpack(j, word, at):
+    """A block of the store at `word` into j[at:at + 64]."""
+    for k in range(64):
+        value = (j[word + (k >> 2)] >> (16 * (k & 3))) & 0xFFFF
+        j[at + k] = value - 65536 if value >= 32768 else value
+
+
+@nb.njit(**JIT)
+def block_end(j, block):
+    """The zig-zag place of a block's last nonzero AC (0: none; 64: no block)."""
+    if block < 0:
+        return 64
+    for k in range(63, 0, -1):
+        if j[block + k] != 0:
+            return k
+    return 0
 
 
 @nb.njit(**JIT)
@@ -79,10 +111,17 @@ def begin_block(j):
     store, and what its first bit is; False where its band's bits are none
     (a block of a run of empty ones, or one whose band holds no coefficient
     to correct)."""
-    word = store_word(j)
-    for k in range(64):
-        value = (j[word + (k >> 2)] >> (16 * (k & 3))) & 0xFFFF if word >= 0 else 0
-        j[J_CURRENT_AT + k] = value - 65536 if value >= 32768 else value
+    c, x, y = _place(j)
+    _unpack(j, _word(j, c, x, y), J_CURRENT_AT)
+    # its neighbours above and to the left, as the scans so far left them
+    j[J_ABOVE] = j[J_LEFT] = j[J_LAST] = -1
+    if y > 0:
+        _unpack(j, _word(j, c, x, y - 1), J_ABOVE_AT)
+        j[J_ABOVE] = J_ABOVE_AT
+    if x > 0:
+        _unpack(j, _word(j, c, x - 1, y), J_LEFT_AT)
+        j[J_LEFT] = J_LEFT_AT
+    j[J_ABOVE_END], j[J_LEFT_END] = block_end(j, j[J_ABOVE]), block_end(j, j[J_LEFT])
     j[J_K], j[J_RUN], j[J_LAST_RS], j[J_FRESH] = j[J_SS], 0, 0, 1
     j[J_PHASE] = P_DC if j[J_SS] == 0 and j[J_AH] > 0 else P_CODE
     if j[J_SS] == 0 or j[J_EOBRUN] == 0:
@@ -234,7 +273,7 @@ def _progressive_code(j, bit):
     if size == 0 and run < 15:  # a run of empty blocks, this one the first
         j[J_EOBRUN] = np.int64(1) << run
         if run:
-            j[J_PHASE], j[J_EXTRA], j[J_VALUE] = P_RUN, run, 0
+            j[J_PHASE], j[J_EXTRA], j[J_SIZE], j[J_VALUE] = P_RUN, run, run, 0
             return False
         return _run_begun(j)
     if j[J_AH] == 0:  # a first scan: sixteen zeros, or zeros and a value

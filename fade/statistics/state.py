@@ -193,11 +193,14 @@ def final_sets(parts: int) -> int:
     return SETS3 if parts & F_WORDSET else SETS2 if parts & F_SETS else SETS
 
 
-def kind_state(parts: int) -> int:
-    """Tables.kind_state's entries: F_IMAGE's solvers, F_JPEG's parser (1: neither)."""
+def kind_state(parts: int, length: int) -> int:
+    """Tables.kind_state's entries for `length` bytes: F_IMAGE's solvers,
+    F_JPEG's parser and its store (1: neither)."""
     if parts & F_IMAGE:
         return image.state_words(bool(parts & F_BLOCK))
-    return jpeg.STATE_WORDS if parts & F_JPEG else 1
+    if parts & F_JPEG:
+        return jpeg.STATE_WORDS + jpeg.STORE_WORDS * jpeg.store_blocks(length)
+    return 1
 
 
 def kind_map(parts: int, table_bits: int) -> int:
@@ -269,7 +272,7 @@ def state_arrays(config: StatisticsConfig, streams: int,
          np.int64),  # F_RECORD, F_RECORDS, F_MARKUP, F_X86MORE
         # The arrays of the model's kind (F_DNA, F_IMAGE or F_JPEG), as its
         # layout (fade.statistics.layouts) describes them.
-        ("kind_state", (kind_state(parts),), np.int64),
+        ("kind_state", (kind_state(parts, length),), np.int64),
         ("kind_map", (kind_map(parts, config.table_bits),), np.uint32),
         ("kind_bytes", (kind_bytes(parts, length),), np.uint8),
         ("coder", (C_FIELDS,), np.int64),  # the C_ fields

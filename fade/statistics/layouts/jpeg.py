@@ -12,13 +12,17 @@ from __future__ import annotations
 # in zig-zag order and the bits of the code or value so far (2048), then
 # F_LAYERS' two (coefficients.jpeg_contexts).
 INPUTS = 16
-SETS = 8192
+SETS = 8192 + 2048  # and a progressive scan's one-bit phases' (coefficients.PHASE_SETS)
 # Tables.kind_map: the contexts' adaptive probabilities, 16 a hash table
 # slot, between 2^MAP_BITS[0] and 2^MAP_BITS[1].
 MAP_BITS = (22, 24)
 # Tables.kind_state: the parser's fields (below), then a ring of 2^RING_BITS
-# decoded blocks, 64 coefficients each (and no store: fade.statistics.jpeg.new_state).
+# decoded blocks, 64 coefficients each, then a store of a progressive
+# frame's blocks (fade.statistics.progressive): one block for each
+# STORE_SHARE bytes of input, and STORE_FIRST more (photos take 3 to 11
+# bytes a block; a frame of more blocks than the store holds is not followed).
 RING_BITS = 13
+STORE_SHARE, STORE_FIRST = 2, 4096
 
 
 def map_entries(slots: int) -> int:
@@ -91,7 +95,14 @@ J_QUANT_AT = J_HUFFMAN_AT + 8 * HUFFMAN_SIZE  # 4 quantisation tables, zig-zag o
 J_CURRENT_AT = J_QUANT_AT + 4 * 64  # the block being decoded (zig-zag order)
 J_HASH_AT = J_CURRENT_AT + 64  # the model's contexts for the code or value being read,
 J_INDEX_AT = J_HASH_AT + INPUTS  # and their entries for the next bit
-J_RING_AT = J_INDEX_AT + INPUTS  # the blocks decoded, a ring of 2^k: 64 each, zig-zag
+J_ABOVE_AT = J_INDEX_AT + INPUTS  # a progressive scan's neighbours of the block, above
+J_LEFT_AT = J_ABOVE_AT + 64  # and to the left (from the store: zig-zag, as they are now)
+J_RING_AT = J_LEFT_AT + 64  # the blocks decoded, a ring of 2^k: 64 each, zig-zag
 PARSER_FIELDS = J_RING_AT
 STATE_WORDS = PARSER_FIELDS + (64 << RING_BITS)
 STORE_WORDS = 16  # a block's words in the store (progressive.py): four 16-bit coefficients
+
+
+def store_blocks(length: int) -> int:
+    """The blocks of a progressive frame the model's store holds for `length` bytes."""
+    return length // STORE_SHARE + STORE_FIRST
