@@ -29,12 +29,12 @@ from fade.statistics.layouts.jpeg import (
     BLOCK_FIELDS, COMPONENT_FIELDS, J_ABOVE, J_ABOVE_END, J_ACTIVE, J_AH, J_AL, J_BLOCK,
     J_BLOCK_AT, J_CODE, J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_EOBRUN, J_EXTRA,
     J_FRESH, J_HASH_AT, J_INDEX_AT, J_K, J_LAST, J_LAST_RS, J_LEFT, J_LEFT_END, J_LENGTH,
-    J_MCU, J_MCU_BLOCKS, J_PHASE, J_PROGRESSIVE, J_QUANT_AT, J_RING_AT, J_RUN, J_SCAN,
-    J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SE, J_SET, J_SET3, J_SET4, J_SIZE,
-    J_SKIP, J_STATE, J_VALUE, P_CORRECT, P_DC, P_RUN, P_SIGN, SCAN_FIELDS)
+    J_LINE_AT, J_MCU, J_MCU_BLOCKS, J_PHASE, J_PROGRESSIVE, J_QUANT_AT, J_RING_AT, J_RUN,
+    J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SE, J_SET, J_SET3, J_SET4,
+    J_SIZE, J_SKIP, J_STATE, J_VALUE, P_CORRECT, P_DC, P_RUN, P_SIGN, SCAN_FIELDS)
 from fade.statistics.jpeg import jpeg_bit
 from fade.statistics.progressive import block_end, ring_mask
-from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash
+from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash, prefetch
 from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, SETS as JPEG_SETS
 
 # Natural order (row * 8 + column) of each zig-zag place, and back.
@@ -265,19 +265,32 @@ def jpeg_inputs(j, maps, inputs, at):
     if j[J_FRESH]:
         jpeg_contexts(j)
     j[J_ACTIVE] = 1
+    # Each context's probabilities for a code's or value's bits lie in lines
+    # of 16 (a cache line), one for each four bits: the line by the bits
+    # before those four, the entry by the bits of them so far (`node`).
     if j[J_EXTRA] > 0:  # a value's bits so far (or a run's length's)
         done = j[J_SIZE] - j[J_EXTRA]
-        phase = (np.int64(1) << 20) | (done << 12) | j[J_VALUE]
+        low = done & 3
+        key = (np.int64(1) << 20) | ((done - low) << 12) | (j[J_VALUE] >> low)
+        node = (np.int64(1) << low) | (j[J_VALUE] & ((1 << low) - 1))
         j[J_SET] = (64 + min(j[J_K] + j[J_RUN], 63)) * 16 + done
     elif j[J_PROGRESSIVE] and (j[J_PHASE] == P_SIGN or j[J_PHASE] >= P_CORRECT):
-        phase = np.int64(1)  # a one-bit step (its set: _refining_contexts')
+        key = node = np.int64(1)  # a one-bit step (its set: _refining_contexts')
     else:  # a code's
-        phase = (np.int64(1) << j[J_LENGTH]) | j[J_CODE]
-        j[J_SET] = min(j[J_K] + j[J_RUN], 63) * 16 + min(j[J_LENGTH], 15)
-    phase |= j[J_PHASE] << 24  # (a progressive scan's: 0 in a sequential one)
-    mask = maps.shape[0] - 1
+        length = j[J_LENGTH]
+        low = length & 3
+        key = (np.int64(1) << (length - low)) | (j[J_CODE] >> low)
+        node = (np.int64(1) << low) | (j[J_CODE] & ((1 << low) - 1))
+        j[J_SET] = min(j[J_K] + j[J_RUN], 63) * 16 + min(length, 15)
+    key |= j[J_PHASE] << 24  # (a progressive scan's: 0 in a sequential one)
+    if node == 1:  # four bits begin: their lines, all asked for before the first is read
+        lines = (maps.shape[0] - 1) & ~np.int64(15)
+        for i in range(JPEG_INPUTS):
+            line = context_hash(j[J_HASH_AT + i], key) & lines
+            j[J_LINE_AT + i] = line
+            prefetch(maps, line)
     for i in range(JPEG_INPUTS):
-        index = context_hash(j[J_HASH_AT + i], phase) & mask
+        index = j[J_LINE_AT + i] | node
         j[J_INDEX_AT + i] = index
         inputs[at + i] = STRETCH[maps[index] >> 16]
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 # F_LAYERS' two (coefficients.jpeg_contexts).
 INPUTS = 16
 SETS = 8192 + 2048  # and a progressive scan's one-bit phases' (coefficients.PHASE_SETS)
-# Tables.kind_map: the contexts' adaptive probabilities, 16 a hash table
-# slot, between 2^MAP_BITS[0] and 2^MAP_BITS[1].
-MAP_BITS = (22, 24)
+# Tables.kind_map: the contexts' adaptive probabilities, in lines of 16 (a
+# context's for four bits of a code or value: coefficients.jpeg_inputs), 32
+# a hash table slot, between 2^MAP_BITS[0] and 2^MAP_BITS[1].
+MAP_BITS = (22, 25)
 # Tables.kind_state: the parser's fields (below), then a ring of 2^RING_BITS
 # decoded blocks, 64 coefficients each, then a store of a progressive
 # frame's blocks (fade.statistics.progressive): one block for each
@@ -27,7 +28,7 @@ STORE_SHARE, STORE_FIRST = 2, 4096
 
 def map_entries(slots: int) -> int:
     """Tables.kind_map's entries with a hash table of `slots`."""
-    return min(max(slots << 4, 1 << MAP_BITS[0]), 1 << MAP_BITS[1])
+    return min(max(slots << 5, 1 << MAP_BITS[0]), 1 << MAP_BITS[1])
 
 # What the parser is in (J_STATE): no JPEG; a JPEG's headers (between the
 # markers, or in a segment); a scan's entropy-coded data; a scan lost (its
@@ -95,7 +96,8 @@ J_QUANT_AT = J_HUFFMAN_AT + 8 * HUFFMAN_SIZE  # 4 quantisation tables, zig-zag o
 J_CURRENT_AT = J_QUANT_AT + 4 * 64  # the block being decoded (zig-zag order)
 J_HASH_AT = J_CURRENT_AT + 64  # the model's contexts for the code or value being read,
 J_INDEX_AT = J_HASH_AT + INPUTS  # and their entries for the next bit
-J_ABOVE_AT = J_INDEX_AT + INPUTS  # a progressive scan's neighbours of the block, above
+J_LINE_AT = J_INDEX_AT + INPUTS  # and the lines of 16 entries of the code's bits in hand
+J_ABOVE_AT = J_LINE_AT + INPUTS  # a progressive scan's neighbours of the block, above
 J_LEFT_AT = J_ABOVE_AT + 64  # and to the left (from the store: zig-zag, as they are now)
 J_RING_AT = J_LEFT_AT + 64  # the blocks decoded, a ring of 2^k: 64 each, zig-zag
 PARSER_FIELDS = J_RING_AT
