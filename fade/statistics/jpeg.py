@@ -49,7 +49,6 @@ from fade.statistics.progressive import (begin_block, extended, huffman_symbol, 
                                          ring_mask, save_block, store_start)
 
 
-
 def new_state(ring_bits: int, store_blocks: int = 0) -> np.ndarray:
     """A parser's state with a ring of 2^ring_bits decoded blocks and a store
     of `store_blocks` (Tables.kind_state is layouts.jpeg.STATE_WORDS long: a
@@ -58,9 +57,6 @@ def new_state(ring_bits: int, store_blocks: int = 0) -> np.ndarray:
                      dtype=np.int64)
     state[J_RING_MASK] = (1 << ring_bits) - 1
     return state
-
-
-
 
 
 @nb.njit(**JIT)
@@ -208,11 +204,6 @@ def _restart(j):
     for k in range(64):
         j[J_CURRENT_AT + k] = 0
     j[J_EOBRUN] = 0
-
-
-
-
-
 
 
 @nb.njit(**JIT)
@@ -401,10 +392,6 @@ def jpeg_bit(j, bit):
         j[J_RUN] += symbol >> 4
         j[J_EXTRA] = j[J_SIZE] = symbol & 15
         j[J_VALUE] = 0
-
-
-
-
 
 
 @nb.njit(**JIT)

@@ -76,9 +76,9 @@ def store_word(j):
 
 @nb.njit(**JIT)
 def _unpack(j, word, at):
-    """A block of the store at `word` into j[at:at + 64]."""
+    """A block of the store at `word` into j[at:at + 64] (zeros: -1, none)."""
     for k in range(64):
-        value = (j[word + (k >> 2)] >> (16 * (k & 3))) & 0xFFFF
+        value = (j[word + (k >> 2)] >> (16 * (k & 3))) & 0xFFFF if word >= 0 else 0
         j[at + k] = value - 65536 if value >= 32768 else value
 
 

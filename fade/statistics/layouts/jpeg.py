@@ -25,11 +25,6 @@ MAP_BITS = (22, 25)
 RING_BITS = 13
 STORE_SHARE, STORE_FIRST = 2, 4096
 
-
-def map_entries(slots: int) -> int:
-    """Tables.kind_map's entries with a hash table of `slots`."""
-    return min(max(slots << 5, 1 << MAP_BITS[0]), 1 << MAP_BITS[1])
-
 # What the parser is in (J_STATE): no JPEG; a JPEG's headers (between the
 # markers, or in a segment); a scan's entropy-coded data; a scan lost (its
 # codes made no sense: until a restart marker or the scan's end); a scan
@@ -42,7 +37,7 @@ J_NONE, J_HEADERS, J_SCAN, J_LOST, J_DONE = range(5)
 # not the scan's data (the byte after a 0xFF in a scan: a stuffed zero or
 # a marker).
 (J_STATE, J_MARKER, J_SEGMENT, J_END, J_FF, J_SKIP,
- # the frame: its kind (0xC0 or 0xC1), size, components, largest sampling
+ # the frame: its kind (0xC0, 0xC1 or 0xC2), size, components, largest sampling
  # factors, MCUs across and down, the restart interval (0: none)
  J_FRAME, J_WIDTH, J_HEIGHT, J_COMPONENTS, J_HMAX, J_VMAX, J_MCUS_X, J_MCUS_Y, J_RESTART,
  # the scan: its components, blocks an MCU, MCUs across and in all
@@ -108,3 +103,8 @@ STORE_WORDS = 16  # a block's words in the store (progressive.py): four 16-bit c
 def store_blocks(length: int) -> int:
     """The blocks of a progressive frame the model's store holds for `length` bytes."""
     return length // STORE_SHARE + STORE_FIRST
+
+
+def map_entries(slots: int) -> int:
+    """Tables.kind_map's entries with a hash table of `slots`."""
+    return min(max(slots << 5, 1 << MAP_BITS[0]), 1 << MAP_BITS[1])
