@@ -18,7 +18,8 @@ from fade.statistics.layouts import jpeg as fields
 
 
 def _load_script():
-    spec = importlib.util.spec_from_file_location("jpeg_follow", REPO / "scripts" / "jpeg_follow.py")
+    spec = importlib.util.spec_from_file_location("jpeg_follow",
+                                                  REPO / "scripts" / "jpeg_follow.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules["jpeg_follow"] = module
     spec.loader.exec_module(module)
@@ -34,7 +35,8 @@ def test_the_blocks_followed_are_the_files(name):
     state, blocks = follow.followed(data)
     assert state[fields.J_STATE] == jpeg.J_NONE  # after the end of image
     # 227x149 at 4:2:0: 15x10 MCUs of four luma and two chroma blocks
-    assert (state[fields.J_MCUS_X], state[fields.J_MCUS_Y], state[fields.J_MCU_BLOCKS]) == (15, 10, 6)
+    assert (state[fields.J_MCUS_X], state[fields.J_MCUS_Y],
+            state[fields.J_MCU_BLOCKS]) == (15, 10, 6)
     assert len(blocks) == 15 * 10 * 6
     assert follow.scan_check(data, blocks) == 1
 
