@@ -188,8 +188,14 @@ def stored(data: bytes, store_blocks: int = 1 << 20) -> list[np.ndarray]:
 def same_blocks(data: bytes, other: bytes) -> bool:
     """Whether two JPEGs' blocks are the same (the first's components, each
     as the second's: a gray copy of a colour photo has its first)."""
-    mine, theirs = stored(data), stored(other)
-    return bool(mine) and all(np.array_equal(a, b) for a, b in zip(mine, theirs))
+    return _same(stored(data), stored(other))
+
+
+def _same(mine: list[np.ndarray], theirs: list[np.ndarray]) -> bool:
+    """`same_blocks` of two JPEGs' `stored` blocks: none kept, or fewer
+    components kept of the second, is not the same."""
+    return bool(mine) and len(theirs) >= len(mine) and \
+        all(np.array_equal(a, b) for a, b in zip(mine, theirs))
 
 
 def jpegtran(data: bytes, options: list[str]) -> bytes:
@@ -207,10 +213,11 @@ def verdict(data: bytes) -> tuple[int, str]:
     except ValueError as error:
         return 0, str(error)
     if int(state[fields.J_PROGRESSIVE]):
-        count = sum(blocks.shape[0] * blocks.shape[1] for blocks in stored(data))
+        mine = stored(data)
+        count = sum(blocks.shape[0] * blocks.shape[1] for blocks in mine)
         if shutil.which("jpegtran") is None:
             return count, "progressive, not checked (no jpegtran)"
-        same = same_blocks(data, jpegtran(data, []))
+        same = _same(mine, stored(jpegtran(data, [])))
         return count, "same (as its sequential copy)" if same else \
             "differs from its sequential copy"
     if int(state[fields.J_FRAME]) == 0 or len(blocks) == 0:

@@ -121,14 +121,14 @@ def test_torch_loads_only_where_a_network_runs(tmp_path):
     device and thread settings are checked as for the network.)"""
     (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:20_000])
     assert not _loads(tmp_path, ["compress", "-q", "--level", "fast", "t"],
-                            ["info", "t.fade"], ["decompress", "-q", "-c", "t.fade"])
+                      ["info", "t.fade"], ["decompress", "-q", "-c", "t.fade"])
     assert not _loads(tmp_path, ["compress", "-q", "-f", "--level", "fast", "t"],
-                            ["decompress", "-q", "-f", "t.fade"])
+                      ["decompress", "-q", "-f", "t.fade"])
     (tmp_path / "t.fade").write_bytes(fade.compress(b"stored " * 100, method="xz"))
     assert not _loads(tmp_path, ["decompress", "-q", "-f", "t.fade"])
     assert _loads(tmp_path, ["compress", "-q", "-f", "--preset", "tiny", "--batch-size",
-                                   "64", "--method", "fade", "t"],
-                        ["decompress", "-q", "-f", "t.fade"])
+                             "64", "--method", "fade", "t"],
+                  ["decompress", "-q", "-f", "t.fade"])
 
 
 def test_numpy_loads_only_where_bytes_are_modelled(tmp_path):
@@ -140,8 +140,8 @@ def test_numpy_loads_only_where_bytes_are_modelled(tmp_path):
     (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:2_000])
     for level in ("fast", "default", "max"):
         assert not _loads(tmp_path, ["compress", "-q", "-f", "--level", level, "one"],
-                                ["info", "one.fade"], ["decompress", "-q", "-c", "one.fade"],
-                                module="numpy"), level
+                          ["info", "one.fade"], ["decompress", "-q", "-c", "one.fade"],
+                          module="numpy"), level
     assert _loads(tmp_path, ["compress", "-q", "-f", "t"], module="numpy")
 
 

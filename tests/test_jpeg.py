@@ -78,6 +78,8 @@ def test_a_progressive_jpegs_blocks_are_the_photos(name):
         [(19, 29, 64), (10, 15, 64), (10, 15, 64)][:len(kept)]
     assert follow.same_blocks(progressive, photo)
     assert not follow.same_blocks(progressive, corpus_file("testimgint.jpg").read_bytes())
+    # nor is it the same as a JPEG the parser does not follow (its blocks none)
+    assert not follow.same_blocks(progressive, corpus_file("testimgari.jpg").read_bytes())
 
 
 def test_a_progressive_jpeg_is_followed_where_the_store_has_room():
