@@ -195,7 +195,7 @@ class StatisticsConfig:
     def for_kind(self, kind: str) -> "StatisticsConfig":
         """These settings for bytes of `kind` (fade.kinds.Screen.kind: "text",
         "table", "markup", "log", "dna", "x86", "audio", "image", "pixels", each of
-        those two with "-green" or "-green-swap", or "binary"): a level's model
+        those two with "-green" or "-green-swap", "jpeg" or "binary"): a level's model
         for text becomes its model for that kind (fade.statistics.choice.for_kind;
         the table in docs/statistics.md, "The models")."""
         model = for_kind(self.model, kind)

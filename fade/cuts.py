@@ -23,6 +23,12 @@ window's edge may leave up to a window of one kind in the other's piece
 (text then code, cut at a window's edge: 2.3% larger than cut where the code
 starts).
 
+JPEG files are found in the whole input first (fade.statistics.photos):
+a window or block that holds any of one of LEAST_PIECE bytes or more is
+named by the JPEG model, since the middle of a photo, screened alone, has
+no header to say what it is; an input mostly of JPEGs (a tar of photos)
+is one piece, whose model's parser finds each photo in it.
+
 The cuts are the frames' sizes in the frames archive, and each frame's
 archive names its model: the decoder needs nothing more, and fade 0.11's
 readers decode such archives (frames of any size up to the frame size).
@@ -33,7 +39,8 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from fade.kinds import Screen
+from fade.kinds import JPEG_SHARE, Screen
+from fade.statistics.photos import LEAST_PIECE, jpeg_spans
 
 WINDOW = 64 << 10  # bytes screened at a time
 MIN_WINDOWS = 4  # the fewest windows a run needs to be a piece of its own (256 KiB)
@@ -55,9 +62,14 @@ def kind_pieces(data: bytes, model_of: Callable[[str], int]) -> list[int]:
     settings pick for bytes of that kind (kinds.Screen.kind)."""
     if len(data) < 2 * MIN_WINDOWS * WINDOW:
         return [len(data)]
+    photos = jpeg_spans(data, LEAST_PIECE)
+    if sum(end - start for start, end in photos) >= JPEG_SHARE * len(data):
+        return [len(data)]
     view = memoryview(data)
 
     def screen(start: int, stop: int) -> tuple[int, bool]:
+        if any(first < stop and start < end for first, end in photos):
+            return model_of("jpeg"), False
         found = Screen.of(bytes(view[start:stop]))
         return model_of(found.kind), found.is_text
 

@@ -93,8 +93,12 @@ def incompressible(data: bytes) -> bool:
     return len(zlib.compress(data, 1)) > (1 - INCOMPRESSIBLE_SAVING) * len(data)
 
 
-def model_worthwhile(data: bytes) -> bool:
-    """Whether the learned model can plausibly beat the compact methods."""
+def model_worthwhile(data: bytes, screen=None) -> bool:
+    """Whether the learned model can plausibly beat the compact methods;
+    always for JPEG photos (`screen`: what fade.kinds.Screen says the bytes
+    are), whose scans look random to deflate and whose model reads them."""
+    if screen is not None and screen.jpeg and len(data) >= MIN_LEARNED_SIZE:
+        return True
     return len(data) >= MIN_LEARNED_SIZE and not incompressible(data)
 
 

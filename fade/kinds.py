@@ -3,8 +3,8 @@ model, decided once per archive (or frame) before any coding.
 
 `Screen.of` reads the bytes: their share of text, and what the detectors
 below find in them (a delimited table, markup, log lines, nucleotides, x86
-machine code, a WAV file, an image or raw pixels); `Screen.kind` names the
-kind, which the level's table maps to its model
+machine code, a WAV file, an image or raw pixels, JPEG photos);
+`Screen.kind` names the kind, which the level's table maps to its model
 (fade.statistics.models.LEVEL_MODELS, through StatisticsConfig.for_kind),
 and `Screen.network_may_pay` says whether a hybrid may run at all. A colour
 image is also coded in part both ways, to find whether its colours pay as
@@ -28,6 +28,7 @@ from fade.statistics.colour import (GREEN_GAIN, SWAP_GAIN, TRIAL_BYTES, TRIAL_RO
                                     TRIAL_SHARE, green_layout)
 from fade.statistics.models import BAND_MODELS
 from fade.statistics.parts import DELIMITERS
+from fade.statistics.photos import jpeg_share
 from fade.statistics.pixels import Layout as Pixels, image_layout, made_header, raw_layout
 
 # Inputs the network cannot pay on go to the statistics alone before any of
@@ -46,6 +47,10 @@ TEXT_SHARE = 0.97
 # counted, so level fast cut it into 36 frames, text and other bytes, 12%
 # larger than as one frame (docs/results.md, "Padding is not content").
 PADDING_RUN = 32
+# Bytes at least this share of which lie in JPEG files (a photo, a tar of
+# photos, a document that is mostly its photos) are coded by the JPEG model,
+# whose parser finds each JPEG in them and codes the rest as other bytes.
+JPEG_SHARE = 0.5
 _TEXT_BYTES = bytes(range(32, 127)) + b"\t\n\r"
 
 
@@ -255,6 +260,7 @@ class Screen:
     swap: bool = False  # ... and smaller still with the two differences swapped
     markup: bool = False  # text: XML, HTML (`markup`)
     log: bool = False  # text: log lines (`log_lines`)
+    jpeg: bool = False  # JPEG files: at least JPEG_SHARE of the bytes (photos.jpeg_share)
 
     @classmethod
     def of(cls, data: bytes, measure: bool = False) -> "Screen":
@@ -271,6 +277,8 @@ class Screen:
             bad = data.decode("utf-8", errors="replace").count("\ufffd")
             text += max(0, high - 4 * bad)
         share = text / max(len(data) - padding(symbols), 1)
+        if jpeg_share(data) >= JPEG_SHARE:
+            return cls(len(data), share, jpeg=True)
         layout = image_layout(symbols)  # (whatever share of its pixels reads as text)
         if layout is not None and layout.start < len(data):
             green, swap = colour_choice(data, green_layout(symbols)) if measure else (False, False)
@@ -298,12 +306,13 @@ class Screen:
         """"text", "table", "markup", "log", "dna", "x86", "audio", "image",
         "pixels" (each of those two with "-green" where `of` measured that
         its colours pay as green and differences, and then "-swap" where
-        they pay more with the differences swapped) or "binary": what picks a
-        level's statistics model
-        (StatisticsConfig.for_kind)."""
+        they pay more with the differences swapped), "jpeg" or "binary": what
+        picks a level's statistics model (StatisticsConfig.for_kind)."""
         if self.image or self.pixels:
             return ("image" if self.image else "pixels") + ("-green" if self.green else "") + \
                 ("-swap" if self.swap else "")
+        if self.jpeg:
+            return "jpeg"
         if not self.is_text:
             return "audio" if self.audio else "x86" if self.x86 else "binary"
         return "dna" if self.dna else "table" if self.table else "markup" if self.markup \
@@ -314,17 +323,17 @@ class Screen:
         """The kind whose model guards this kind's ("text" or "binary", a
         level's general models), where the screen guessed the kind from the
         bytes' statistics (a table, markup, log lines, nucleotides, x86 code,
-        raw pixels) and not from a header (WAV, PNM, BMP): a kind's model
+        raw pixels) and not from a header (WAV, PNM, BMP, JPEG): a kind's model
         must pay for itself, so the general model codes the bytes beside it
         and the smaller archive is written (fade.race.guarded_archive).
         None: no guard (text, other bytes, a header's kind)."""
-        if self.image or self.audio or self.kind in ("text", "binary"):
+        if self.image or self.audio or self.jpeg or self.kind in ("text", "binary"):
             return None
         return "text" if self.is_text else "binary"
 
     @property
     def network_may_pay(self) -> bool:
-        return self.length >= MIN_NETWORK_INPUT and not self.is_text
+        return self.length >= MIN_NETWORK_INPUT and not self.is_text and not self.jpeg
 
     @property
     def content(self) -> str:
@@ -334,6 +343,8 @@ class Screen:
             colours = ", its colours as green and differences" if self.green else ""
             colours += " (the last byte's first)" if self.swap else ""
             return f"{what} ({self.text:.1%} of the bytes text{colours})"
+        if self.jpeg:
+            return f"JPEG photos ({self.text:.1%} of the bytes text)"
         if self.is_text:
             what = ("nucleotides" if self.dna else "a delimited table" if self.table
                     else "markup" if self.markup else "log lines" if self.log else "text")
@@ -347,6 +358,6 @@ class Screen:
         if self.length < MIN_NETWORK_INPUT:
             return (f"{self.length:,} bytes, too few for the network to learn from (under "
                     f"{MIN_NETWORK_INPUT:,})")
-        if self.is_text:
+        if self.is_text or self.jpeg:
             return f"{self.content}, where the network cannot pay"
         return self.content

@@ -426,8 +426,8 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
     # Where the bytes are not text, LZ matching may still win (numbers whose
     # digits repeat at any offset): method auto then writes the size floor's
     # smallest archive where it is smaller (docs/history/statistics-0.11.md, "The floor's
-    # contest").
-    contest = plan.screen is not None and not plan.screen.is_text
+    # contest"); not on JPEG photos, whose model codes what LZ matching finds.
+    contest = plan.screen is not None and not plan.screen.is_text and not plan.screen.jpeg
     if plan.alone is not None:
         return _compress_alone(data, plan, method, settings.memory_limit, progress, contest)
     if method in ("auto", FLOATS) and settings.float_mode != "off":
@@ -495,7 +495,7 @@ def _compress_alone(data: bytes, plan: Plan, method: str, memory_limit: int | No
     statistics cannot win."""
     if method not in ("auto", STATISTICS):
         return floor.compress(data, method)
-    if method == "auto" and not floor.model_worthwhile(data):
+    if method == "auto" and not floor.model_worthwhile(data, plan.screen):
         return floor.compress(data)
     report = None if progress is None else (lambda done, bits: progress(done, len(data), bits))
     archive = race.guarded_archive(data, plan.alone, plan.guard, memory_limit, report)

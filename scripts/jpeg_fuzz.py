@@ -1,7 +1,7 @@
 """F_JPEG's models on damaged JPEGs: every mutated file codes and decodes
 exactly, in bounded time (issue 77's fuzz).
 
-    PYTHONPATH=. python scripts/jpeg_fuzz.py [--model jpeg-default-next] [--level default]
+    PYTHONPATH=. python scripts/jpeg_fuzz.py [--level default] [--model M]
         [--count 1000] [--seed 77] JPEG...
 
 Each round takes one of the JPEGs (in turn) and damages it one way, chosen
@@ -9,7 +9,8 @@ at random: a byte set to a random value, a run of bytes cut out, random
 bytes put in, the file cut short, a marker segment dropped (its Huffman or
 quantisation tables gone), the frame's size said to be 65535x65535, a
 start of image put inside the scan, a segment repeated. It is coded with
-the candidate model (fade.statistics.encode_file, in file order) and
+the level's JPEG model, or model M (a number, or a candidate's name)
+(fade.statistics.encode_file, in file order) and
 decoded, and the bytes compared; the time of both against the undamaged
 file's. The memory is the model's tables, sized before coding by the
 config and the length alone (the parser allocates nothing from what a
@@ -30,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this tree's fade
 from fade import statistics  # noqa: E402
 from fade.config import LEVELS  # noqa: E402
-from fade.statistics.models import CANDIDATE_MODELS  # noqa: E402
+from fade.statistics.models import CANDIDATE_MODELS, LEVEL_MODELS  # noqa: E402
 from jpeg_follow import segments  # noqa: E402  (beside this script)
 
 
@@ -84,14 +85,15 @@ def coded(data: bytes, config) -> tuple[bool, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default="jpeg-default-next")
+    parser.add_argument("--model", default=None)
     parser.add_argument("--level", default="default")
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=77)
     parser.add_argument("files", nargs="+")
     options = parser.parse_args()
-    config = dataclasses.replace(LEVELS[options.level].statistics,
-                                 model=CANDIDATE_MODELS[options.model])
+    model = LEVEL_MODELS[(options.level, "jpeg")] if options.model is None else \
+        CANDIDATE_MODELS.get(options.model) or int(options.model)
+    config = dataclasses.replace(LEVELS[options.level].statistics, model=model)
     photos = [Path(name).read_bytes() for name in options.files]
     base = []
     for photo in photos:
@@ -108,7 +110,7 @@ def main() -> None:
         slowest = max(slowest, seconds / base[k])
         if not same:
             failed.append((round_, way))
-    print(f"{options.count} damaged files of {len(photos)} JPEGs, model {options.model}: "
+    print(f"{options.count} damaged files of {len(photos)} JPEGs, model {model}: "
           f"{options.count - len(failed)} coded and decoded exactly; slowest "
           f"{slowest:.2f}x its undamaged file's time")
     print("damage:", ", ".join(f"{way} {count}" for way, count in sorted(ways.items())))

@@ -116,8 +116,8 @@ IMAGE_BMP = b"BM" + struct.pack("<IHHI", 1078 + 40 * 24, 0, 0, 1078) + \
 # And a photo that went through JPEG (its colours stored at half the width):
 # 160x24 pixels of tests/corpus/chelsea.ppm (from its 10th row and 100th
 # column), which models 39 to 41 code as green and differences.
-_CHELSEA = (Path(__file__).resolve().parent.parent / "tests" / "corpus" /
-            "chelsea.ppm").read_bytes()
+_CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+_CHELSEA = (_CORPUS / "chelsea.ppm").read_bytes()
 IMAGE_GREEN = b"P6\n160 24\n255\n" + b"".join(
     _CHELSEA[15 + y * 1353 + 300:15 + y * 1353 + 780] for y in range(10, 34))
 # And a 40x24 16-bit gray one as PGM (the same planes, 60 times as deep, so
@@ -147,6 +147,10 @@ LOG = b"".join(
     b"2026-11-27 %02d:%02d:%02d,%03d %s [worker-%d] block blk_%d served to 10.0.%d.%d in %d ms\n"
     % (6 + i // 600, i // 10 % 60, i * 7 % 60, i * 37 % 1000, _LEVELS[i % 5], i % 4,
        9000 + 13 * i, i % 7, 20 + i % 50, 3 + i * i % 90) for i in range(64))
+# JPEG photos (fade 0.12's models 45 to 47): libjpeg-turbo's test photo,
+# baseline, and the same coefficients as a progressive JPEG (tests/corpus).
+JPEG = (_CORPUS / "testorig.jpg").read_bytes()
+JPEG_PROGRESSIVE = (_CORPUS / "testprog.jpg").read_bytes()
 SETTINGS = dict(preset_name="tiny", batch_size=4, threads=1, seed=0, device="cpu")
 FRAMED = (TEXT * 10)[:4096] + np.random.default_rng(7).bytes(4096) + TEXT * 4
 ARCHIVES = {
@@ -184,9 +188,10 @@ KIND_INPUTS = {"text": TEXT, "table": TABLE, "markup": MARKUP, "log": LOG, "dna"
                "x86": INSTRUCTIONS, "audio": AUDIO, "image": IMAGE, "image-green": IMAGE_GREEN,
                "image-green-swap": IMAGE_GREEN, "pixels": IMAGE[13:],
                "pixels-green": IMAGE_GREEN[15:], "pixels-green-swap": IMAGE_GREEN[15:],
-               "binary": RECORDS}
+               "jpeg": JPEG, "binary": RECORDS}
 VARIANTS = {("default", "image"): {"16": IMAGE16},
-            ("default", "audio"): {"24": AUDIO24, "-apart": AUDIO_APART}}
+            ("default", "audio"): {"24": AUDIO24, "-apart": AUDIO_APART},
+            ("default", "jpeg"): {"-progressive": JPEG_PROGRESSIVE}}
 for (_level, _kind), _number in LEVEL_MODELS.items():
     if (_level, _kind) == ("fast", "text"):  # "statistics" above
         continue

@@ -175,3 +175,27 @@ def test_frames_shorter_than_the_frame_size_anywhere_decode(tmp_path):
     with fade.open(tmp_path / "short.fade") as file:
         file.seek(5000)
         assert file.read(200) == data[5000:5200]
+
+
+def _long_jpeg() -> bytes:
+    """A JPEG of 330 KB: libjpeg-turbo's test photo's headers, its scan's
+    data sixty times over (codes the parser loses its way in after the
+    first image's, still no marker), its end of image."""
+    photo = corpus_file("testorig.jpg").read_bytes()
+    scan = photo.index(b"\xff\xda")
+    data = scan + 2 + int.from_bytes(photo[scan + 2:scan + 4], "big")
+    return photo[:data] + photo[data:-2] * 60 + photo[-2:]
+
+
+def test_a_jpeg_inside_other_bytes_is_cut_where_it_starts_and_ends():
+    """A JPEG of 256 KiB or more between text is a piece of its own, cut
+    within a block of where it starts and ends (its middle, screened alone,
+    is no JPEG); text that is mostly JPEGs is one piece."""
+    text, photo = _text(), _long_jpeg()
+    assert len(photo) > MIN_WINDOWS * WINDOW
+    settings = fade.Settings(level="fast")
+    pieces = cuts.kind_pieces(text + photo + text, settings.kind_model)
+    assert len(pieces) == 3, pieces
+    assert 0 <= len(text) - pieces[0] < BLOCK and 0 <= pieces[1] - len(photo) < 2 * BLOCK
+    assert cuts.kind_pieces(text[:200_000] + photo + photo, settings.kind_model) == \
+        [200_000 + 2 * len(photo)]

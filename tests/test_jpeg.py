@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO, corpus_file
+from conftest import REPO, corpus_file, decode_in_a_fresh_process, run_fade
 from fade.statistics import jpeg
 from fade.statistics.layouts import jpeg as fields
 
@@ -41,11 +41,9 @@ def test_the_blocks_followed_are_the_files(name):
     assert follow.scan_check(data, blocks) == 1
 
 
-def test_restart_markers_are_followed():
-    """The photo's blocks written again with a restart marker every 7 MCUs
-    (a DRI segment before the scan): the same blocks come back."""
-    data = corpus_file("testorig.jpg").read_bytes()
-    _, blocks = follow.followed(data)
+def _restarted(data: bytes, blocks: np.ndarray, interval: int) -> bytes:
+    """The photo `data` (its blocks `blocks`) written again with a restart
+    marker every `interval` MCUs (a DRI segment before the scan)."""
     segments = list(follow.segments(data))
     tables = {}
     for marker, payload, _ in segments:
@@ -55,8 +53,17 @@ def test_restart_markers_are_followed():
     layout = [(c, tables[(0, scan[2 + 2 * c] >> 4)], tables[(1, scan[2 + 2 * c] & 15)])
               for c, count in ((0, 4), (1, 1), (2, 1)) for _ in range(count)]
     start = data.index(b"\xff\xda")
-    restarted = (data[:start] + b"\xff\xdd\x00\x04\x00\x07" + data[start:start + 2 + len(scan) + 2]
-                 + follow.encode(blocks, layout, 7) + b"\xff\xd9")
+    return (data[:start] + b"\xff\xdd\x00\x04" + interval.to_bytes(2, "big")
+            + data[start:start + 2 + len(scan) + 2] + follow.encode(blocks, layout, interval)
+            + b"\xff\xd9")
+
+
+def test_restart_markers_are_followed():
+    """The photo's blocks written again with a restart marker every 7 MCUs:
+    the same blocks come back."""
+    data = corpus_file("testorig.jpg").read_bytes()
+    _, blocks = follow.followed(data)
+    restarted = _restarted(data, blocks, 7)
     assert restarted.count(b"\xff\xd0") >= 3
     state, again = follow.followed(restarted)
     assert np.array_equal(again, blocks)
@@ -139,6 +146,27 @@ def test_a_jpeg_inside_other_bytes_is_found():
     assert state[fields.J_STATE] == jpeg.J_HEADERS  # the last two bytes start another
 
 
+def test_a_thumbnail_and_a_few_bytes_of_junk_are_followed_through():
+    """An Exif thumbnail (a JPEG inside an APP1 segment) is followed, then
+    the photo that holds it, whose restart interval the thumbnail's does not
+    take; a few bytes that are no marker between two segments are let by,
+    as libjpeg lets them by, and more are not."""
+    photo = corpus_file("testorig.jpg").read_bytes()
+    _, alone = follow.followed(photo)
+    thumbnail = _restarted(photo, alone, 7)  # (the photo's restart interval: none)
+    _, small = follow.followed(thumbnail)
+    assert np.array_equal(small, alone)
+    exif = b"Exif\0\0" + thumbnail + b"\0" * 7
+    held = photo[:2] + b"\xff\xe1" + (len(exif) + 2).to_bytes(2, "big") + exif + photo[2:]
+    state, both = follow.followed(held)
+    assert np.array_equal(both[:len(small)], small) and np.array_equal(both[len(small):], alone)
+    assert state[fields.J_STATE] == jpeg.J_NONE and state[fields.J_OUTER_END] == 0
+    segment = photo.index(b"\xff\xdb")
+    for junk, same in ((b"hello", True), (b"x" * (fields.JUNK + 1), False)):
+        _, found = follow.followed(photo[:segment] + junk + photo[segment:])
+        assert np.array_equal(found, alone) == same
+
+
 def test_damaged_jpegs_are_followed_safely():
     """Bytes changed anywhere (a byte set to a random value, runs cut out):
     the parser never fails, decodes no more blocks than the frame can have,
@@ -154,18 +182,15 @@ def test_damaged_jpegs_are_followed_safely():
 
 @pytest.mark.parametrize("level", ["fast", "default"])
 def test_the_jpeg_models_code_a_photo_smaller_and_back(level):
-    """The candidate JPEG models (F_JPEG, measured, not yet archived) code
-    the photo, sequential and progressive (colour; gray, with restart
-    markers), smaller than the level's model for its bytes, and decode it;
-    so too damaged copies, and bytes that are no JPEG at all."""
-    import dataclasses
-
+    """The level's JPEG model (F_JPEG) codes the photo, sequential and
+    progressive (colour; gray, with restart markers), smaller than the
+    level's model for other bytes, and decodes it; so too damaged copies,
+    and bytes that are no JPEG at all."""
     from fade import statistics
     from fade.config import LEVELS
-    from fade.kinds import Screen
-    from fade.statistics.models import CANDIDATE_MODELS
     settings = LEVELS[level].statistics
-    config = dataclasses.replace(settings, model=CANDIDATE_MODELS[f"jpeg-{level}-next"])
+    config = settings.for_kind("jpeg")
+    assert config.model != settings.for_kind("binary").model
 
     def coded(data, model):
         stream = statistics.encode_file(data, model.sized(len(data)))
@@ -174,8 +199,98 @@ def test_the_jpeg_models_code_a_photo_smaller_and_back(level):
     for name, share in (("testorig.jpg", 0.97), ("testprog.jpg", 0.98),
                         ("testproggray.jpg", 0.95)):
         photo = corpus_file(name).read_bytes()
-        general = coded(photo, settings.for_kind(Screen.of(photo).kind))
+        general = coded(photo, settings.for_kind("binary"))
         assert coded(photo, config) < share * general
         damaged = photo[:3000] + bytes(range(256)) + photo[3000:]
         coded(damaged, config)
     coded(np.random.default_rng(5).integers(0, 256, 4000, dtype=np.uint8).tobytes(), config)
+
+
+def _tar(members: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def test_the_screen_finds_jpeg_photos_and_where_they_lie():
+    """A photo the parser follows is the kind "jpeg" (sequential,
+    progressive, gray with restart markers, cut short in its scan), so is a
+    tar of photos; an arithmetic-coded or 12-bit one is not, nor text that
+    holds a photo in less than half its bytes. photos.jpeg_spans finds each
+    JPEG where it starts and ends: two in a row (an MPO), one inside
+    another's segment (an Exif thumbnail) as part of it."""
+    from fade.kinds import Screen
+    from fade.statistics.photos import jpeg_spans
+    photos = {name: corpus_file(name).read_bytes()
+              for name in ("testorig.jpg", "testprog.jpg", "testproggray.jpg", "testimgint.jpg")}
+    for name, photo in photos.items():
+        assert Screen.of(photo).kind == "jpeg", name
+        assert jpeg_spans(photo) == [(0, len(photo))], name
+        assert Screen.of(photo[:len(photo) // 2]).kind == "jpeg", name
+        assert not Screen.of(photo).network_may_pay
+    assert Screen.of(corpus_file("testimgari.jpg").read_bytes()).kind != "jpeg"
+    photo = photos["testorig.jpg"]
+    frame = photo.index(b"\xff\xc0")
+    deeper = photo[:frame + 4] + bytes([12]) + photo[frame + 5:]  # 12 bits a sample
+    assert jpeg_spans(deeper) == [] and Screen.of(deeper).kind != "jpeg"
+    tar = _tar(photos)
+    assert Screen.of(tar).kind == "jpeg"
+    assert [end - start for start, end in jpeg_spans(tar)] == [len(p) for p in photos.values()]
+    text = corpus_file("alice29.txt").read_bytes()[:3 * len(photo)]
+    assert Screen.of(text[:1000] + photo + text[1000:]).kind != "jpeg"
+    assert jpeg_spans(text[:1000] + photo + text[1000:]) == [(1000, 1000 + len(photo))]
+    two = photo + photos["testprog.jpg"]
+    assert jpeg_spans(two) == [(0, len(photo)), (len(photo), len(two))]
+    thumbnail = b"Exif\0\0" + photos["testprog.jpg"]
+    outer = photo[:2] + b"\xff\xe1" + (len(thumbnail) + 2).to_bytes(2, "big") + thumbnail + \
+        photo[2:]
+    assert jpeg_spans(outer) == [(0, len(outer))]
+    segment = photo.index(b"\xff\xdb")
+    assert jpeg_spans(photo[:segment] + b"hello" + photo[segment:]) == [(0, len(photo) + 5)]
+    noise = np.random.default_rng(9).integers(0, 256, 20_000, dtype=np.uint8).tobytes()
+    assert jpeg_spans(noise[:500] + b"\xff\xd8\xff\xe0" + noise[500:]) == []
+
+
+def test_a_photo_is_coded_by_its_level_jpeg_model_and_back_in_a_fresh_process(tmp_path):
+    """The command line codes a photo, and a tar of photos, with the level's
+    JPEG model (no option needed) smaller than the level's model for other
+    bytes would, and a new process decodes each."""
+    import fade
+    from fade.statistics.models import LEVEL_MODELS
+    photo = corpus_file("testprog.jpg").read_bytes()
+    tar = _tar({"a.jpg": corpus_file("testorig.jpg").read_bytes(), "b.jpg": photo})
+    archives = {}
+    for name, data in (("photo", photo), ("photos.tar", tar)):
+        (tmp_path / name).write_bytes(data)
+        for level in ("fast", "default"):
+            assert run_fade("-q", "-f", "--level", level, "-o", f"{name}.{level}", name,
+                            cwd=tmp_path).returncode == 0
+            archive = (tmp_path / f"{name}.{level}").read_bytes()
+            assert fade.read_header(archive).statistics.model == LEVEL_MODELS[(level, "jpeg")]
+            general = fade.compress(data, level=level, statistics_model=LEVEL_MODELS[
+                (level, "binary")], method="statistics")
+            assert len(archive) < 0.97 * len(general)
+            archives[f"{name}-{level}"] = (archive, data)
+    decode_in_a_fresh_process(tmp_path, archives)
+
+
+def test_a_photo_is_coded_by_its_model_where_deflate_finds_nothing(monkeypatch):
+    """A photo's scans look random to the floor's test (a flat histogram,
+    nothing for deflate: most photos of a megabyte and more), which sends
+    other bytes to the size floor unmodelled; a JPEG goes to its model."""
+    import fade
+    from fade import floor
+    from fade.statistics.models import LEVEL_MODELS
+    monkeypatch.setattr(floor, "incompressible", lambda data: True)
+    photo = corpus_file("testorig.jpg").read_bytes()
+    header = fade.read_header(fade.compress(photo, level="fast"))
+    assert header.method == "statistics" and header.statistics.model == LEVEL_MODELS[
+        ("fast", "jpeg")]
+    assert fade.read_header(fade.compress(corpus_file("alice29.txt").read_bytes()[:5000],
+                                          level="fast")).method != "statistics"

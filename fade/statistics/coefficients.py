@@ -1,9 +1,9 @@
 """F_JPEG: the contexts of a JPEG's coefficients (issue 77).
 
-The model (part F_JPEG, candidates jpeg-fast-next and jpeg-default-next:
-measured, not yet archived) reads where fade.statistics.jpeg's parser
-stands. Before each code or value, `jpeg_contexts` hashes sixteen contexts
-of the coefficient it belongs to (its component and place, its block so
+The models for JPEG photos (part F_JPEG: models 45 to 47, fade 0.12) read
+where fade.statistics.jpeg's parser stands. Before each code or value,
+`jpeg_contexts` hashes sixteen contexts (24 with F_JPEG2) of the
+coefficient it belongs to (its component and place, its block so
 far, the same coefficient in the blocks above, to the left and decoded
 last, predicted from those neighbours as the pixels along the shared edge
 being alike, its neighbours in its own block); before each bit,
@@ -18,6 +18,10 @@ it and its neighbours above and to the left, kept from the store as the
 block began, in contexts of their own by the kind of scan; its one-bit
 steps (a DC's next bit, a coefficient's correction, a new coefficient's
 sign) have contexts and weight sets of their own (`_refining_contexts`).
+
+Once a scan's blocks, or a restart interval's, are done, the bits up to
+the marker are padding (ones): they have contexts and a weight set of their
+own.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 
 from fade.statistics.layouts.jpeg import (
     BLOCK_FIELDS, COMPONENT_FIELDS, J_ABOVE, J_ABOVE_END, J_ACTIVE, J_AH, J_AL, J_BLOCK,
-    J_BLOCK_AT, J_CODE, J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_EOBRUN, J_EXTRA,
+    J_BLOCK_AT, J_CODE, J_COMPONENT_AT, J_CURRENT_AT, J_DC_AT, J_DECODED, J_DONE, J_EOBRUN, J_EXTRA,
     J_FRESH, J_HASH_AT, J_INDEX_AT, J_K, J_LAST, J_LAST_RS, J_LEFT, J_LEFT_END, J_LENGTH,
     J_LINE_AT, J_MCU, J_MCU_BLOCKS, J_PHASE, J_PROGRESSIVE, J_QUANT_AT, J_RING_AT, J_RUN,
     J_SCAN, J_SCAN_AT, J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_X, J_SE, J_SET, J_SET3, J_SET4,
@@ -36,6 +40,7 @@ from fade.statistics.jpeg import jpeg_bit
 from fade.statistics.progressive import block_end, ring_mask
 from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash, prefetch
 from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, SETS as JPEG_SETS
+from fade.statistics.state import APM3_BITS
 
 # Natural order (row * 8 + column) of each zig-zag place, and back.
 ZIGZAG = np.array([0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40,
@@ -46,7 +51,12 @@ PLACE = np.argsort(ZIGZAG)
 CODE_SETS = 2 * 64 * 16  # J_SET's: by the phase, the place and the code's or value's bits
 PHASE_SETS = CODE_SETS + 4 * 64 * 16 + 64 * 16 * 2  # a progressive scan's one-bit steps'
 assert PHASE_SETS + 4 * 64 * 8 == JPEG_SETS
-MAP_LIMIT = 127  # the contexts' probabilities: step 1 / (n + 1.5), n at most this
+# The padding before a marker, once a scan's or a restart interval's blocks
+# are done: contexts and a weight set of its own (a DC's refining set at place
+# 63, which no scan has).
+PAD_SET = JPEG_SETS - 1
+PAD_BASE = 15 << 18  # (above every other context's: sequential, progressive, one-bit)
+MAP_LIMIT = 255  # the contexts' probabilities: step 1 / (n + 1.5), n at most this
 
 
 @nb.njit(**JIT)
@@ -129,7 +139,7 @@ def _across(j, neighbour, k, quant, vertical, shift):
 
 
 @nb.njit(**JIT)
-def jpeg_contexts(j):
+def jpeg_contexts(j, count):
     """The contexts of the code or value about to be read: the coefficient
     (its component, zig-zag place and, for a value, its size) with what is
     around it: its block so far, the same coefficient in the blocks above,
@@ -138,7 +148,7 @@ def jpeg_contexts(j):
     c = j[J_SCAN_AT + SCAN_FIELDS * j[J_BLOCK_AT + BLOCK_FIELDS * j[J_BLOCK]]]
     phase = j[J_PHASE]
     if j[J_PROGRESSIVE] and (phase == P_SIGN or phase >= P_CORRECT):
-        _refining_contexts(j, c, phase)
+        _refining_contexts(j, c, phase, count)
         return
     k = min(j[J_K] + j[J_RUN], 63)
     size = j[J_SIZE] if j[J_EXTRA] > 0 else 0
@@ -184,9 +194,9 @@ def jpeg_contexts(j):
     if k == 0:
         pa = pa - j[J_DC_AT + c] if above >= 0 else 0
         pl = pl - j[J_DC_AT + c] if left >= 0 else 0
-    base = ((c * 64 + k) * 16 + size) * 16
+    base = ((c * 64 + k) * 16 + size) * 32
     if j[J_PROGRESSIVE]:  # a first scan's, a refining scan's, a run's length
-        base += (1 + (1 if j[J_AH] else 0) + (2 if phase == P_RUN else 0)) << 17
+        base += (1 + (1 if j[J_AH] else 0) + (2 if phase == P_RUN else 0)) << 18
     following = j[above + k + 1] >> shift if above >= 0 and k < 63 else 0
     values = (0, min(nonzero, 15), (_clip(pa, 15) + 16) * 32 + _clip(pl, 15) + 16,
               _clip(pa, 255), _clip(pl, 255), (_clip(previous, 31) + 32) * 16 + min(j[J_RUN], 15),
@@ -201,6 +211,17 @@ def jpeg_contexts(j):
               ((_bits(a) * 16 + _bits(l)) * 16 + min(nonzero, 15)) * 16 + _bits(previous))
     for i in range(JPEG_INPUTS):
         j[J_HASH_AT + i] = context_hash(base + i, values[i] + 1)
+    if count > JPEG_INPUTS:  # F_JPEG2's
+        more = ((_clip(pa, 15) + 16) * 32 + _clip(before, 15) + 16,
+                (_clip(a, 15) + 16) * 32 + _clip(l, 15) + 16,
+                min(abs(a) + abs(l) + abs(before), 63) * 64 + min(nonzero, 63),
+                (_clip(j[J_CURRENT_AT], 31) + 32) * 64 + min(k - latest, 63),
+                (_clip(pa, 31) + 32) * 64 + _clip(previous, 31) + 32,
+                (_clip(pl, 31) + 32) * 64 + _clip(side, 31) + 32,
+                (_clip(pa, 31) + 32) * 64 + _clip(up, 31) + 32,
+                min(max(j[J_ABOVE_END] - k, 0), 63) * 64 + min(max(j[J_LEFT_END] - k, 0), 63))
+        for i in range(count - JPEG_INPUTS):
+            j[J_HASH_AT + JPEG_INPUTS + i] = context_hash(base + JPEG_INPUTS + i, more[i] + 1)
     # the weight sets of F_LAYERS' second and third: by the coefficient and
     # its neighbours' sizes; by its place, the block's nonzeros so far, the phase
     j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(_bits(a) + _bits(l), 15)
@@ -209,7 +230,7 @@ def jpeg_contexts(j):
 
 
 @nb.njit(**JIT)
-def _refining_contexts(j, c, phase):
+def _refining_contexts(j, c, phase, count):
     """The contexts of a progressive scan's one-bit steps: a DC's next bit
     (P_DC), a coefficient's correction (P_CORRECT, P_TAIL: by its magnitude
     so far and the same coefficient's in the blocks above and to the left,
@@ -239,15 +260,17 @@ def _refining_contexts(j, c, phase):
     for i in range(1, 64):
         if j[J_CURRENT_AT + i] != 0:
             nonzero += 1
-    base = (6 << 17) + ((phase * 4 + c) * 64 + k) * 16 + size
+    base = (6 << 18) + (((phase * 4 + c) * 64 + k) * 16 + size) * 32
     values = (0, here, guess + 16, (_bits(a >> shift) * 16 + _bits(l >> shift)) * 16 + size,
               _clip(pa, 31) + 32, _clip(pl, 31) + 32, min(nonzero, 63) * 16 + here,
               (value >> shift) & 3, _clip(a >> shift, 31) + 32, _clip(l >> shift, 31) + 32,
               j[J_ABOVE_END] * 65 + j[J_LEFT_END], min(j[J_EOBRUN], 15) * 16 + here,
               _bits(abs(pa) + abs(pl)) * 16 + here, (guess + 16) * 16 + size,
               min(k, 63) * 4 + min(shift, 3), here * 64 + min(nonzero, 63))
-    for i in range(JPEG_INPUTS):
-        j[J_HASH_AT + i] = context_hash(base + i, values[i] + 1)
+    for i in range(count):  # (F_JPEG2's: the first eight again, by the scan's place)
+        hashed = values[i] if i < JPEG_INPUTS else \
+            values[i - JPEG_INPUTS] * 64 + min(shift, 3) * 16 + min(j[J_AH], 15)
+        j[J_HASH_AT + i] = context_hash(base + i, hashed + 1)
     bucket = min(size, 7)
     j[J_SET] = PHASE_SETS + ((phase - P_SIGN) * 64 + k) * 8 + bucket
     j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(_bits(abs(pa) + abs(pl)), 15)
@@ -255,16 +278,26 @@ def _refining_contexts(j, c, phase):
 
 
 @nb.njit(**JIT)
-def jpeg_inputs(j, maps, inputs, at):
+def jpeg_inputs(j, maps, inputs, at, count):
     """The JPEG contexts' inputs for the next bit at inputs[at:] (0 where it
     is not a scan's data), and the bit's weight set (j[J_SET])."""
+    if j[J_STATE] == J_DONE and not j[J_SKIP]:  # padding
+        j[J_ACTIVE] = 1
+        j[J_SET] = j[J_SET3] = j[J_SET4] = PAD_SET
+        lines = (maps.shape[0] - 1) & ~np.int64(15)
+        for i in range(count):
+            index = (context_hash(PAD_BASE + i, 1) & lines) | 1
+            j[J_INDEX_AT + i] = index
+            inputs[at + i] = STRETCH[maps[index] >> 16]
+        j[J_FRESH] = 1
+        return
     if j[J_STATE] != J_SCAN or j[J_SKIP]:
         j[J_ACTIVE] = 0
-        for i in range(JPEG_INPUTS):
+        for i in range(count):
             inputs[at + i] = 0
         return
     if j[J_FRESH]:
-        jpeg_contexts(j)
+        jpeg_contexts(j, count)
     j[J_ACTIVE] = 1
     # Each context's probabilities for a code's or value's bits lie in lines
     # of 16 (a cache line), one for each four bits: the line by the bits
@@ -286,11 +319,11 @@ def jpeg_inputs(j, maps, inputs, at):
     key |= j[J_PHASE] << 24  # (a progressive scan's: 0 in a sequential one)
     if node == 1:  # four bits begin: their lines, all asked for before the first is read
         lines = (maps.shape[0] - 1) & ~np.int64(15)
-        for i in range(JPEG_INPUTS):
+        for i in range(count):
             line = context_hash(j[J_HASH_AT + i], key) & lines
             j[J_LINE_AT + i] = line
             prefetch(maps, line)
-    for i in range(JPEG_INPUTS):
+    for i in range(count):
         index = j[J_LINE_AT + i] | node
         j[J_INDEX_AT + i] = index
         inputs[at + i] = STRETCH[maps[index] >> 16]
@@ -306,9 +339,25 @@ def jpeg_layers(j, first, set3, set4):
 
 
 @nb.njit(**JIT)
-def jpeg_learn(j, maps, bit):
+def jpeg_apm_row(j, key, c0):
+    """The third APM's row: in a scan, by the coefficient's first context
+    and the code's bits so far (its entry's index); else by key and c0."""
+    if j[J_ACTIVE]:
+        return context_hash(j[J_INDEX_AT], 53) & ((1 << APM3_BITS) - 1)
+    return context_hash(key, c0) & ((1 << APM3_BITS) - 1)
+
+
+@nb.njit(**JIT)
+def jpeg_final_row(j, c0):
+    """The final mixer's weights: in a scan, by the bit's weight set (the
+    coefficient's place and the code's bits so far); else by c0."""
+    return j[J_SET] & 255 if j[J_ACTIVE] else c0
+
+
+@nb.njit(**JIT)
+def jpeg_learn(j, maps, bit, count):
     """The contexts learn the bit, and the parser takes it."""
     if j[J_ACTIVE]:
-        for i in range(JPEG_INPUTS):
+        for i in range(count):
             adapt(maps, j[J_INDEX_AT + i], bit, MAP_LIMIT)
         jpeg_bit(j, bit)

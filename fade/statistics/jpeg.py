@@ -23,8 +23,12 @@ them; where the store has no room for the frame (`new_state`'s
 is followed without it. What it cannot follow (an arithmetic-coded frame,
 12 bits, a damaged header) it leaves: the state says "no JPEG" (J_NONE)
 until the next start of image, and a scan whose codes stop making sense
-waits for its next restart marker (J_LOST). The bytes are coded as they are
-whatever it finds, so a wrong guess here costs bits, never the data.
+waits for its next restart marker (J_LOST). A JPEG inside an application
+segment (an Exif thumbnail) is followed as any other, and the segment's end
+brings back the headers of the JPEG that holds it; a few bytes between
+segments that are no marker are let by, as libjpeg does. The bytes are
+coded as they are whatever it finds, so a wrong guess here costs bits,
+never the data.
 
 The model that reads it is fade.statistics.coefficients (F_JPEG).
 """
@@ -40,7 +44,8 @@ from fade.statistics.layouts.jpeg import (
     HUFFMAN_VALUES, J_AH, J_AL, J_BLOCK, J_BLOCK_AT, J_CODE, J_COMPONENTS, J_COMPONENT_AT,
     J_CURRENT_AT, J_DC_AT, J_DECODED, J_DONE, J_END, J_EOBRUN, J_EXTRA, J_FF, J_FRAME, J_FRESH,
     J_HEADERS, J_HEIGHT, J_HMAX, J_HUFFMAN_AT, J_K, J_LAST_RS, J_LENGTH, J_LOST, J_MARKER,
-    J_MCU, J_MCUS_X, J_MCUS_Y, J_MCU_BLOCKS, J_NONE, J_OFFSET_AT, J_PHASE, J_PROGRESSIVE,
+    J_MCU, J_MCUS_X, J_MCUS_Y, J_MCU_BLOCKS, J_NONE, J_OFFSET_AT, J_OUTER_END,
+    J_OUTER_RESTART, J_JUNK, JUNK, J_PHASE, J_PROGRESSIVE,
     J_QUANT_AT, J_RESTART, J_RESTARTS, J_RING_AT, J_RING_MASK, J_RUN, J_SCAN, J_SCAN_AT,
     J_SCAN_COMPONENTS, J_SCAN_FIRST, J_SCAN_MCUS, J_SCAN_X, J_SE, J_SEGMENT, J_SINCE, J_SIZE,
     J_SKIP, J_SS, J_STATE, J_STORE_BLOCKS, J_VALUE, J_VMAX, J_WIDTH, MAX_COMPONENTS,
@@ -247,7 +252,7 @@ def _segment(j, buffer, at, end):
 def _marker(j, marker, pos):
     """The marker `marker` whose byte is at pos, outside a segment."""
     if marker == 0xD8:  # a start of image: a new JPEG
-        j[J_STATE], j[J_FRAME], j[J_RESTART] = J_HEADERS, 0, 0
+        j[J_STATE], j[J_FRAME], j[J_RESTART], j[J_JUNK] = J_HEADERS, 0, 0, 0
     elif marker == 0xD9:  # its end
         j[J_STATE] = J_NONE
     elif marker == 0x01 or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
@@ -270,13 +275,18 @@ def jpeg_byte(j, buffer, pos):
             _marker(j, byte, pos)
     elif state == J_HEADERS and j[J_SEGMENT] > 0:  # in a segment
         j[J_FF] = 0
-        if j[J_END] < 0 and pos == j[J_SEGMENT] + 1:
+        if byte == 0xD8 and buffer[pos - 1] == 0xFF and 0xE0 <= j[J_MARKER] <= 0xEF and \
+                j[J_END] > pos + 2 and j[J_OUTER_END] == 0:  # a JPEG in an application's segment
+            j[J_OUTER_END], j[J_OUTER_RESTART] = j[J_END], j[J_RESTART]
+            j[J_SEGMENT] = 0
+            _marker(j, byte, pos)
+        elif j[J_END] < 0 and pos == j[J_SEGMENT] + 1:
             length = (np.int64(buffer[pos - 1]) << 8) | byte
             if length < 2:
                 j[J_STATE], j[J_SEGMENT] = J_NONE, 0
                 return
             j[J_END] = j[J_SEGMENT] + length
-        if j[J_END] >= 0 and pos + 1 >= j[J_END]:
+        if j[J_SEGMENT] > 0 and j[J_END] >= 0 and pos + 1 >= j[J_END]:
             start, end = j[J_SEGMENT] + 2, j[J_END]
             j[J_SEGMENT] = 0
             if not _segment(j, buffer, start, end):
@@ -284,8 +294,11 @@ def jpeg_byte(j, buffer, pos):
     elif state == J_HEADERS:
         if after_ff:
             _marker(j, byte, pos)
-        elif byte != 0xFF:
-            j[J_STATE] = J_NONE  # bytes between segments that are no marker
+            j[J_JUNK] = 0
+        elif byte != 0xFF:  # bytes between segments that are no marker: a few are let by
+            j[J_JUNK] += 1
+            if j[J_JUNK] > JUNK:
+                j[J_STATE] = J_NONE
     elif after_ff:  # in a scan, the byte after a 0xFF: a stuffed zero, or a marker
         if 0xD0 <= byte <= 0xD7 and j[J_RESTART] > 0:
             # a restart: the MCUs before it are known even where the scan was lost
@@ -298,6 +311,9 @@ def jpeg_byte(j, buffer, pos):
         elif byte != 0 and byte != 0xFF:
             j[J_STATE] = J_HEADERS  # the scan has ended at a marker
             _marker(j, byte, pos)
+    if j[J_OUTER_END] and pos + 1 >= j[J_OUTER_END]:  # the segment that held a JPEG ends
+        j[J_OUTER_END], j[J_STATE], j[J_SEGMENT], j[J_FF] = 0, J_HEADERS, 0, 0
+        j[J_RESTART], j[J_FRAME] = j[J_OUTER_RESTART], 0
     j[J_SKIP] = 1 if j[J_STATE] >= J_SCAN and j[J_FF] else 0
 
 
@@ -339,9 +355,9 @@ def _end_block(j):
             j[J_BLOCK] = 0
             j[J_MCU] += 1
             j[J_SINCE] += 1
-            if j[J_MCU] == j[J_SCAN_MCUS] or (j[J_PROGRESSIVE] and j[J_SINCE] == j[J_RESTART]):
-                # (a progressive scan waits for the restart marker, its bits
-                # padding, which would else correct the next blocks)
+            if j[J_MCU] == j[J_SCAN_MCUS] or j[J_SINCE] == j[J_RESTART]:
+                # (a scan waits for the restart marker, its bits padding,
+                # which would else begin the next blocks)
                 j[J_STATE] = J_DONE
                 return
         if j[J_PROGRESSIVE] == 0 or begin_block(j):

@@ -4,8 +4,9 @@ prints (a test checks that the docs hold them as printed)."""
 
 from __future__ import annotations
 
+from fade.statistics.layouts.jpeg import INPUTS as JPEG_CONTEXTS, MORE as JPEG_MORE
 from fade.statistics.models import LEVEL_MODELS, LEVELS, MODELS
-from fade.statistics.parts import active_contexts, part_names
+from fade.statistics.parts import F_JPEG, F_JPEG2, active_contexts, part_names
 
 
 def markdown_table() -> str:
@@ -36,6 +37,8 @@ KIND_ROWS = (
     ("image", "PNM and BMP images", "each pixel's neighbours and their predictions; colours as "
                                     "green and differences where a band of the image pays so"),
     ("pixels", "raw pixels", "as images, the row length measured"),
+    ("jpeg", "JPEG photos (sequential and progressive)", "the Huffman codes followed; each "
+                                                         "coefficient by its neighbours"),
     ("binary", "other bytes", "sparse, record, column and stride contexts; the bytes at fixed "
                               "distances back (default, max)"),
 )
@@ -51,7 +54,9 @@ def levels_table() -> str:
         cells = []
         for level in LEVELS:
             model = MODELS[LEVEL_MODELS[(level, kind)]]
-            contexts = len(active_contexts(model.parts, False)[0])
+            contexts = len(active_contexts(model.parts, False)[0]) + \
+                (JPEG_CONTEXTS if model.parts & F_JPEG else 0) + \
+                (JPEG_MORE if model.parts & F_JPEG2 else 0)  # (the coefficients')
             cells.append(f"{contexts} contexts, {1 << model.slots_per_byte_bits} slots a byte")
         rows.append(f"| {name} | {knows} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"

@@ -5,7 +5,8 @@ per byte of input, made for one kind of bytes (fade.kinds.Screen.kind) at one
 level. An archive records a model by its number, its index in MODELS.
 Numbers are handed out by releases, never by experiments (docs/format.md,
 "Model numbers"): 0 to 3 are the models fade 0.6 to 0.10 wrote, 4 to 44
-those fade 0.11 writes, one for each level and kind; a released number
+those fade 0.11 writes, one for each level and kind, and 45 to 47 fade
+0.12's for JPEG photos; a released number
 keeps its parts and table size forever (tests/golden/models.txt freezes
 them). A candidate model between releases is named in CANDIDATES, never
 numbered: it is measured (`scripts/statistics_sweep.py --model NAME`) but
@@ -25,16 +26,16 @@ from dataclasses import dataclass
 
 from fade.statistics.parts import (
     F_APM3, F_AUDIO, F_BIGRAM, F_BLOCK, F_CHROMA, F_COLUMNS, F_DISTANT, F_DNA, F_E8E9, F_EXPECTED,
-    F_FIELD_ORDER1, F_FIELD_ORDERS, F_FINAL2, F_GREEN, F_IMAGE, F_INDIRECT, F_JPEG, F_LAYERS,
-    F_LAZY, F_LENGTH, F_LINES, F_LOG, F_MARKUP, F_OLS64, F_ORDERS, F_PIXELS, F_QUIET, F_RATE,
-    F_RECALL, F_RECORD, F_RECORDS, F_RUNKEYS, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SKIPGRAM,
+    F_FIELD_ORDER1, F_FIELD_ORDERS, F_FINAL2, F_GREEN, F_IMAGE, F_INDIRECT, F_JPEG, F_JPEG2,
+    F_LAYERS, F_LAZY, F_LENGTH, F_LINES, F_LOG, F_MARKUP, F_OLS64, F_ORDERS, F_PIXELS, F_QUIET,
+    F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNKEYS, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SKIPGRAM,
     F_SOURCE, F_SPARSE, F_SPARSE2, F_SSE, F_STATES, F_STRIDE, F_SURE, F_SWAP, F_TABLE, F_TEXT,
     F_TEXT2, F_TEXT3, F_TRIGRAM, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
 
 LEVELS = ("fast", "default", "max")
 # What fade.kinds.Screen says the bytes are; each level has a model for each.
 KINDS = ("text", "table", "markup", "log", "dna", "x86", "audio", "image", "image-green",
-         "image-green-swap", "pixels", "pixels-green", "pixels-green-swap", "binary")
+         "image-green-swap", "pixels", "pixels-green", "pixels-green-swap", "jpeg", "binary")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,9 @@ class Model:
 _M1 = F_BIGRAM | F_SKIPGRAM | F_SPARSE | F_LAYERS | F_APM3 | F_RATE
 _M2 = _M1 | F_ORDERS | F_TRIGRAM | F_COLUMNS | F_SETS | F_INDIRECT | F_WORDSET
 _M3 = _M2 | F_RUNS | F_EXPECTED | F_SPARSE2 | F_RECORD
+# Models 46 and 47's (fade 0.12: JPEG photos at the default and max).
+_JPEG_MORE = F_LAYERS | F_APM3 | F_RATE | F_SPARSE2 | F_RECORD | F_STRIDE | F_RECORDS | F_JPEG | \
+    F_JPEG2
 
 MODELS: tuple[Model, ...] = (
     # 0: fade 0.6 to 0.10's `fast`, and fade 0.11's `fast` for text
@@ -176,7 +180,14 @@ MODELS: tuple[Model, ...] = (
     # 44
     Model("binary", "max", _M3 | F_SETS4 | F_STRIDE | F_WORDS | F_SSE | F_FINAL2 | F_DISTANT |
           F_QUIET | F_RUNKEYS | F_TEXT | F_TEXT2 | F_TEXT3 | F_SETS5, 4),
-
+    # 45 (fade 0.12): JPEG photos at fast: F_JPEG's contexts alone, mixed by one layer
+    Model("jpeg", "fast", F_JPEG, 2),
+    # 46: and the default's, with more of them (F_JPEG2), its general parts and
+    # the record and stride contexts, for what lies between the scans (an ICC
+    # profile's tables)
+    Model("jpeg", "default", _JPEG_MORE, 2),
+    # 47: max's, the default's parts (the network is not run on JPEG photos)
+    Model("jpeg", "max", _JPEG_MORE, 2),
 )
 
 # Not archive models: what fade.kinds.colour_choice codes a colour image's
@@ -198,12 +209,7 @@ BAND_MODELS = {model.kind: len(MODELS) + k for k, model in enumerate(BAND)}
 # Candidate models between releases, by name ("text-max-next": a model for
 # max's text to come), measured and never archived (docs/format.md, "Model
 # numbers"); their indices follow the band's.
-CANDIDATES: dict[str, Model] = {
-    # a JPEG model (issue 77): the default's general parts and F_JPEG's contexts
-    "jpeg-default-next": Model("jpeg", "default", F_LAYERS | F_APM3 | F_RATE | F_JPEG, 2),
-    # and fast's: its contexts alone, mixed by one layer
-    "jpeg-fast-next": Model("jpeg", "fast", F_JPEG, 2),
-}
+CANDIDATES: dict[str, Model] = {}
 CANDIDATE_MODELS = {name: len(MODELS) + len(BAND) + k for k, name in enumerate(CANDIDATES)}
 # What is measured but never archived, at the indices after MODELS'.
 MEASURED = BAND + tuple(CANDIDATES.values())

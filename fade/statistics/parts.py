@@ -279,13 +279,16 @@ F_SURE = 1 << 52
 # weight sets and the second APM's rows by the coefficient and the code's
 # bits so far; orders 1 and 2 alone of the shared contexts.
 F_JPEG = 1 << 53
+# JPEG2 (with JPEG): eight more contexts of the coefficient (the default's and
+# max's: fade.statistics.coefficients).
+F_JPEG2 = 1 << 54
 # What a part reads of another's, so that a model with it has the others too:
 # F_SURE F_STATES' bit-history states (older nodes keep seven bits there
 # instead), F_RUNKEYS F_RUNS' entries, F_TEXT F_WORDS' words, F_RECALL keeps
 # its table after F_WORDS' in the followers' array (sized with F_WORDS; a
 # model with it alone wrote past that array's end), F_TEXT2 and F_TEXT3 run
 # inside F_TEXT, F_SETS5 reads F_TEXT3's groups after F_SETS4's sets.
-NEEDS = {F_SURE: F_STATES, F_RUNKEYS: F_RUNS, F_TEXT: F_WORDS, F_RECALL: F_WORDS,
+NEEDS = {F_JPEG2: F_JPEG, F_SURE: F_STATES, F_RUNKEYS: F_RUNS, F_TEXT: F_WORDS, F_RECALL: F_WORDS,
          F_TEXT2: F_TEXT, F_TEXT3: F_TEXT, F_SETS5: F_SETS4 | F_TEXT3}
 
 
@@ -317,7 +320,8 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_BLOCK: "F_BLOCK", F_SWAP: "F_SWAP", F_CHROMA: "F_CHROMA",
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
               F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2",
-              F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5", F_SURE: "F_SURE", F_JPEG: "F_JPEG"}
+              F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5", F_SURE: "F_SURE", F_JPEG: "F_JPEG",
+              F_JPEG2: "F_JPEG2"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

@@ -48,7 +48,8 @@ from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, dna_sets, n
 from fade.statistics.image import image_contexts, image_inputs, note_image
 from fade.statistics.jpeg import jpeg_byte
 from fade.statistics.layouts.jpeg import J_ACTIVE, J_SET
-from fade.statistics.coefficients import jpeg_inputs, jpeg_layers, jpeg_learn
+from fade.statistics.coefficients import (jpeg_apm_row, jpeg_final_row, jpeg_inputs, jpeg_layers,
+                                          jpeg_learn)
 from fade.statistics.sse import sse_learn, sse_refined, sse_rows
 from fade.statistics.words import (line_context, note_recall, note_words, recall_context,
                                    word_contexts)
@@ -73,7 +74,7 @@ if "PARTS" not in globals():
     raise ImportError("fade.statistics.predictor is one model's code: "
                       "fade.statistics.compose.predictor_for(parts) loads it")
 PARTS: int = globals()["PARTS"]  # the composition, set by fade.statistics.compose
-KIND_INPUTS = kind_inputs(PARTS)  # the kind's own mixer inputs (F_DNA's, F_IMAGE's, F_JPEG's)
+KIND_INPUTS = kind_inputs(PARTS)  # the kind's own inputs (F_DNA's, F_IMAGE's, F_JPEG's, F_JPEG2's)
 typed_once()  # (context_hash's one signature, before this composition compiles)
 
 
@@ -130,9 +131,8 @@ def _start_byte(tables, s, bits):
 
 @_jit(JIT)
 def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
-    """Two more weight sets under the final mixer: their outputs, kept as its
-    inputs `place` and `place` + 1, and their indices and probabilities at
-    scratch[at:at + 4] for their update."""
+    """Two more weight sets under the final mixer: their outputs, kept as its inputs `place`
+    and `place` + 1, and their indices and probabilities at scratch[at:at + 4] for their update."""
     dot_a, dot_b = two_dots(inputs, weights, n, set_a, set_b)
     scratch[at] = set_a
     scratch[at + 1] = set_b
@@ -192,7 +192,8 @@ def predict(tables, s, c0, bitpos, network):
             key = (x86_opcode_set(streams, s) << 8) | last
         elif parts & F_IMAGE:  # by the plane, the median predictor, the neighbourhood
             key = streams[s, S_IMAGE_APM]
-        row3 = context_hash(key, c0) & ((1 << APM3_BITS) - 1)
+        row3 = jpeg_apm_row(tables.kind_state, key, c0) if parts & F_JPEG else \
+            context_hash(key, c0) & ((1 << APM3_BITS) - 1)  # (in a scan: by a coefficient's)
         apm_prefetch(apm3, row3)
     if parts & F_SSE:
         rows = sse_rows(streams, buffer, s, c0, last, bucket)
@@ -213,9 +214,8 @@ def predict(tables, s, c0, bitpos, network):
             inputs[sure_at + k] = STRETCH[value >> 16] >> quiet if ONE_SIDED[h] else 0
         n += 2
     if runs_on:
-        # Two more inputs per context (model 3): its run's prediction, and (set
-        # above) its probability in the linear domain, the mixer's other
-        # nonlinearity.
+        # Two more inputs per context (model 3): its run's prediction, and (set above)
+        # its probability in the linear domain, the mixer's other nonlinearity.
         run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, model_parts, quiet)
         n += 2 * count
     if sure_at:
@@ -282,7 +282,8 @@ def predict(tables, s, c0, bitpos, network):
                         _note_sets(scratch, SETS5_AT, set11, set12, inputs, weights, n, 10)
         scratch[SCRATCH_DOTS] = dot1
         scratch[SCRATCH_DOTS + 1] = dot2
-        scratch[16] = c0 * parameters[P_SETS]
+        scratch[16] = (jpeg_final_row(tables.kind_state, c0) if parts & F_JPEG else c0) * \
+            parameters[P_SETS]  # (in a scan: by the coefficient and the code so far)
         mixed = final_mix(final, scratch, 16, parameters[P_SETS])
         if parts & F_FINAL2:  # and a second final mixer, by the text around the bit
             scratch[FINAL2_AT] = (FINAL_ROWS + final2_row(streams, s, bucket, bitpos)) * \
@@ -510,7 +511,8 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         elif parts & F_IMAGE:
             _image_bit(tables, s, c0, bitpos)
         elif parts & F_JPEG:
-            jpeg_inputs(tables.kind_state, tables.kind_map, tables.inputs, parameters[P_KIND_INPUT])
+            jpeg_inputs(tables.kind_state, tables.kind_map, tables.inputs, parameters[P_KIND_INPUT],
+                        KIND_INPUTS)
         network = 0
         if distribution.shape[0] == 256:
             network = network_bits(distribution, c0, bitpos)
@@ -521,7 +523,7 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         if parts & F_DNA:  # the matches' probabilities learn the bit
             dna_learn(tables.match_map, tables.streams, s, bit)
         elif parts & F_JPEG:
-            jpeg_learn(tables.kind_state, tables.kind_map, bit)
+            jpeg_learn(tables.kind_state, tables.kind_map, bit, KIND_INPUTS)
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             second_nibble(tables, s, bits, c0)

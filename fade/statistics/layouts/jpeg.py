@@ -12,6 +12,7 @@ from __future__ import annotations
 # in zig-zag order and the bits of the code or value so far (2048), then
 # F_LAYERS' two (coefficients.jpeg_contexts).
 INPUTS = 16
+MORE = 8  # F_JPEG2's contexts, after those
 SETS = 8192 + 2048  # and a progressive scan's one-bit phases' (coefficients.PHASE_SETS)
 # Tables.kind_map: the contexts' adaptive probabilities, in lines of 16 (a
 # context's for four bits of a code or value: coefficients.jpeg_inputs), 32
@@ -20,10 +21,12 @@ MAP_BITS = (22, 25)
 # Tables.kind_state: the parser's fields (below), then a ring of 2^RING_BITS
 # decoded blocks, 64 coefficients each, then a store of a progressive
 # frame's blocks (fade.statistics.progressive): one block for each
-# STORE_SHARE bytes of input, and STORE_FIRST more (photos take 3 to 11
-# bytes a block; a frame of more blocks than the store holds is not followed).
+# STORE_SHARE bytes of input, and STORE_FIRST more, STORE_MOST at most
+# (photos take 3 to 11 bytes a block; 2^20 blocks, 128 MB, hold a frame of
+# 40 million pixels at 4:2:0; a frame of more blocks than the store holds is
+# not followed).
 RING_BITS = 13
-STORE_SHARE, STORE_FIRST = 2, 4096
+STORE_SHARE, STORE_FIRST, STORE_MOST = 2, 4096, 1 << 20
 
 # What the parser is in (J_STATE): no JPEG; a JPEG's headers (between the
 # markers, or in a segment); a scan's entropy-coded data; a scan lost (its
@@ -58,6 +61,14 @@ J_NONE, J_HEADERS, J_SCAN, J_LOST, J_DONE = range(5)
  # found at its start, for all its codes: where its neighbours above and to
  # the left and the block decoded last lie in the ring, the neighbours' ends
  J_LAST_RS, J_ABOVE, J_LEFT, J_LAST, J_ABOVE_END, J_LEFT_END) = range(43)
+# Where the segment ends that holds the JPEG being followed (an Exif
+# thumbnail in an APP1 segment: followed as any JPEG, then its segment's end
+# is the headers' again; 0: none), and the restart interval before it.
+J_OUTER_END, J_OUTER_RESTART = 43, 44
+# Bytes between two segments that are no marker, so far (libjpeg skips them
+# with a warning; at most JUNK are followed over).
+J_JUNK = 45
+JUNK = 64
 J_COMPONENT_AT = 48  # per frame component (4 at most): id, h, v, quantiser, blocks across
 COMPONENT_FIELDS = 5
 MAX_COMPONENTS = 4
@@ -90,9 +101,9 @@ HUFFMAN_SIZE = 34 + 256
 J_QUANT_AT = J_HUFFMAN_AT + 8 * HUFFMAN_SIZE  # 4 quantisation tables, zig-zag order
 J_CURRENT_AT = J_QUANT_AT + 4 * 64  # the block being decoded (zig-zag order)
 J_HASH_AT = J_CURRENT_AT + 64  # the model's contexts for the code or value being read,
-J_INDEX_AT = J_HASH_AT + INPUTS  # and their entries for the next bit
-J_LINE_AT = J_INDEX_AT + INPUTS  # and the lines of 16 entries of the code's bits in hand
-J_ABOVE_AT = J_LINE_AT + INPUTS  # a progressive scan's neighbours of the block, above
+J_INDEX_AT = J_HASH_AT + INPUTS + MORE  # and their entries for the next bit
+J_LINE_AT = J_INDEX_AT + INPUTS + MORE  # and the lines of 16 entries of the code's bits in hand
+J_ABOVE_AT = J_LINE_AT + INPUTS + MORE  # a progressive scan's neighbours of the block, above
 J_LEFT_AT = J_ABOVE_AT + 64  # and to the left (from the store: zig-zag, as they are now)
 J_RING_AT = J_LEFT_AT + 64  # the blocks decoded, a ring of 2^k: 64 each, zig-zag
 PARSER_FIELDS = J_RING_AT
@@ -102,7 +113,7 @@ STORE_WORDS = 16  # a block's words in the store (progressive.py): four 16-bit c
 
 def store_blocks(length: int) -> int:
     """The blocks of a progressive frame the model's store holds for `length` bytes."""
-    return length // STORE_SHARE + STORE_FIRST
+    return min(length // STORE_SHARE + STORE_FIRST, STORE_MOST)
 
 
 def map_entries(slots: int) -> int:
