@@ -279,8 +279,9 @@ def _refining_contexts(j, c, phase, count):
 
 @nb.njit(**JIT)
 def jpeg_inputs(j, maps, inputs, at, count):
-    """The JPEG contexts' inputs for the next bit at inputs[at:] (0 where it
-    is not a scan's data), and the bit's weight set (j[J_SET])."""
+    """The JPEG contexts' inputs for the next bit at inputs[at:at + count]
+    (0 where it is not a scan's data; the padding's own before a marker),
+    and the bit's weight set (j[J_SET])."""
     if j[J_STATE] == J_DONE and not j[J_SKIP]:  # padding
         j[J_ACTIVE] = 1
         j[J_SET] = j[J_SET3] = j[J_SET4] = PAD_SET
