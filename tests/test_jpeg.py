@@ -68,6 +68,10 @@ def test_restart_markers_are_followed():
     state, again = follow.followed(restarted)
     assert np.array_equal(again, blocks)
     assert state[fields.J_RESTARTS] == (150 - 1) // 7  # the markers after MCUs 7, 14, ... 147
+    # once an interval's MCUs are done, the bits up to its marker are padding
+    state = jpeg.new_state(12)
+    jpeg.follow(state, np.frombuffer(restarted[:restarted.index(b"\xff\xd0")], dtype=np.uint8))
+    assert state[fields.J_STATE] == fields.J_DONE and state[fields.J_MCU] == 7
 
 
 @pytest.mark.parametrize("name", ["testprog.jpg", "testproggray.jpg"])
