@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import argparse
 import io
-import subprocess
 import sys
 import tarfile
 import tempfile
 import zlib
 from pathlib import Path
+
+from jpeg_heldout import fade_bytes  # (beside this script)
 
 REPO = Path(__file__).resolve().parent.parent
 PDF_PHOTOS = 160 << 10  # the PDF's photos: each at most this many bytes
@@ -100,22 +101,6 @@ def pdf_of(photos: list[Path], text: bytes) -> bytes:
     return bytes(out)
 
 
-def coded(file: Path, level: str, checkout: Path, scratch: Path) -> int:
-    """The size of `checkout`'s fade archive of `file`, decoded by another
-    process and compared."""
-    archive, back = scratch / f"{file.name}.fade", scratch / "back"
-    env = {"PYTHONPATH": str(checkout), "PATH": "/usr/bin:/bin"}
-    with open(archive, "wb") as out:
-        subprocess.run([sys.executable, "-m", "fade", "-q", "--level", level, "-c", str(file)],
-                       check=True, stdout=out, env=env, cwd=scratch)
-    with open(back, "wb") as out:
-        subprocess.run([sys.executable, "-m", "fade", "-q", "-dc", str(archive)], check=True,
-                       stdout=out, env=env, cwd=scratch)
-    if back.read_bytes() != file.read_bytes():
-        raise SystemExit(f"jpeg_containers: {file.name}: {checkout}'s fade did not give it back")
-    return archive.stat().st_size
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("photos", type=Path)
@@ -137,9 +122,9 @@ def main() -> int:
         for name, (data, inside) in made.items():
             (args.out / name).write_bytes(data)
             share = sum(photo.stat().st_size for photo in inside)
-            sizes = {which: coded(args.out / name, args.level, checkout, Path(scratch))
+            sizes = {which: fade_bytes(args.out / name, args.level, Path(scratch), checkout)[0]
                      for which, checkout in checkouts.items()}
-            alone = {which: sum(coded(photo, args.level, checkout, Path(scratch))
+            alone = {which: sum(fade_bytes(photo, args.level, Path(scratch), checkout)[0]
                                 for photo in inside) for which, checkout in checkouts.items()}
             print(f"| {name} | {len(data):,} | {share:,} | " +
                   " | ".join(f"{sizes[which]:,}" for which in checkouts) + " |")

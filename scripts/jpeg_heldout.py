@@ -123,23 +123,30 @@ def assemble(out: Path, mirror: Path) -> list[Path]:
     return made
 
 
-def run(command: list[str], back: Path | None = None) -> float:
-    """Seconds `command` took, whole process (its standard output to `back`)."""
+def run(command: list[str], back: Path | None = None, **options) -> float:
+    """Seconds `command` took, whole process (its standard output to `back`;
+    `options`: subprocess.run's, an environment, a folder)."""
     start = time.perf_counter()
     with open(back, "wb") if back else open("/dev/null", "wb") as sink:
-        subprocess.run(command, check=True, stdout=sink, stderr=subprocess.PIPE)
+        subprocess.run(command, check=True, stdout=sink, stderr=subprocess.PIPE, **options)
     return time.perf_counter() - start
 
 
-def fade_bytes(file: Path, level: str, scratch: Path) -> tuple[int, float, float]:
-    """fade's archive of `file` at `level`, decoded and compared: its size and
-    both ways' seconds, each a process of its own."""
+def fade_bytes(file: Path, level: str, scratch: Path,
+               checkout: Path | None = None) -> tuple[int, float, float]:
+    """fade's archive of `file` at `level` (the fade this folder or Python
+    imports, or that of the checkout `checkout`, run in `scratch` so that no
+    other is found first), decoded and compared: its size and both ways'
+    seconds, each a process of its own."""
     archive, back = scratch / f"{file.name}.fade", scratch / "back"
-    fade = [sys.executable, "-m", "fade", "-q", "--level", level]
-    seconds = run([*fade, "-c", str(file)], archive)
-    undo = run([sys.executable, "-m", "fade", "-q", "-dc", str(archive)], back)
+    options = {} if checkout is None else {
+        "env": {"PYTHONPATH": str(checkout.resolve()), "PATH": "/usr/bin:/bin"}, "cwd": scratch}
+    fade = [sys.executable, "-m", "fade", "-q"]
+    seconds = run([*fade, "--level", level, "-c", str(file.resolve())], archive, **options)
+    undo = run([*fade, "-dc", str(archive.resolve())], back, **options)
     if back.read_bytes() != file.read_bytes():
-        raise SystemExit(f"jpeg_heldout: {file.name}: fade --level {level} did not give it back")
+        raise SystemExit(f"{file.name}: fade --level {level} ({checkout or 'this Python'}'s) "
+                         "did not give it back")
     return archive.stat().st_size, seconds, undo
 
 

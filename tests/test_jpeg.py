@@ -257,6 +257,9 @@ def test_the_screen_finds_jpeg_photos_and_where_they_lie():
     assert jpeg_spans(outer) == [(0, len(outer))]
     segment = photo.index(b"\xff\xdb")
     assert jpeg_spans(photo[:segment] + b"hello" + photo[segment:]) == [(0, len(photo) + 5)]
+    for tail in (b"\xff\xd8\xff\xc0\x00\x02", b"\xff\xd8\xff\xc0\x00\x06\x08\x00\x10\x00"):
+        # a frame's segment that the bytes end in, shorter than any frame's
+        assert jpeg_spans(text[:1000] + tail) == [] and Screen.of(text[:1000] + tail).kind != "jpeg"
     noise = np.random.default_rng(9).integers(0, 256, 20_000, dtype=np.uint8).tobytes()
     assert jpeg_spans(noise[:500] + b"\xff\xd8\xff\xe0" + noise[500:]) == []
 

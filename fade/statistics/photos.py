@@ -7,8 +7,8 @@ to its end of image. Found are the JPEGs that F_JPEG's parser
 progressive (SOF2) frames of 8-bit samples, with their Huffman tables and
 at least one scan. An arithmetic-coded, 12-bit, lossless or hierarchical
 frame, or headers that make no sense (beyond a few bytes between two
-segments that are no marker, which libjpeg lets by too), are not a JPEG here: such bytes go
-to the models for other bytes. A JPEG cut short in a scan ends where the
+segments that are no marker, which libjpeg lets by too), are not a JPEG
+here: such bytes go to the models for other bytes. A JPEG cut short in a scan ends where the
 bytes do; its end of image is not needed.
 """
 
@@ -55,11 +55,13 @@ def jpeg_end(data: bytes, start: int) -> int:
         end = pos + 2 + (data[pos + 2] << 8 | data[pos + 3])
         if end < pos + 4 or end > length:
             break
-        if marker in FOLLOWED:
-            components = data[pos + 9] if end >= pos + 10 else 0
+        if marker in FOLLOWED:  # (a frame's segment: 11 bytes and 3 a component, 1 to 4)
+            if frame or end < pos + 13 or data[pos + 4] != 8:
+                return -1
+            components = data[pos + 9]
             height, width = data[pos + 5] << 8 | data[pos + 6], data[pos + 7] << 8 | data[pos + 8]
-            if frame or data[pos + 4] != 8 or not 1 <= components <= 4 or \
-                    end != pos + 10 + 3 * components or not height or not width:
+            if not 1 <= components <= 4 or end != pos + 10 + 3 * components or not height or \
+                    not width:
                 return -1
             frame = True
         elif marker in _OTHER_FRAMES:

@@ -23,8 +23,7 @@ from fade.statistics.layouts.general import (  # noqa: F401 (the general fields,
     S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORD, S_WORD2, S_WORD3, S_WORDLEN)
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (F_APM3, F_BLOCK, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG,
-                                   F_JPEG2,
-                                   F_MARKUP, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS,
+                                   F_JPEG2, F_MARKUP, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS,
                                    F_SETS4, F_SETS5, F_SSE, F_SURE, F_TABLE, F_WORDS, F_WORDSET,
                                    F_X86, F_X86MORE, IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS,
                                    active_contexts)
