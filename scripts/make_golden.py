@@ -147,7 +147,7 @@ LOG = b"".join(
     b"2026-11-27 %02d:%02d:%02d,%03d %s [worker-%d] block blk_%d served to 10.0.%d.%d in %d ms\n"
     % (6 + i // 600, i // 10 % 60, i * 7 % 60, i * 37 % 1000, _LEVELS[i % 5], i % 4,
        9000 + 13 * i, i % 7, 20 + i % 50, 3 + i * i % 90) for i in range(64))
-# JPEG photos (fade 0.12's models 45 to 47): libjpeg-turbo's test photo,
+# JPEG photos (fade 0.12's model 45, 0.13's 48 and 49): libjpeg-turbo's test photo,
 # baseline, and the same coefficients as a progressive JPEG (tests/corpus).
 JPEG = (_CORPUS / "testorig.jpg").read_bytes()
 JPEG_PROGRESSIVE = (_CORPUS / "testprog.jpg").read_bytes()
@@ -169,8 +169,9 @@ ARCHIVES = {
     "hybrid-max-text": (TEXT, dict(SETTINGS, level="max", method="fade", batch_size=8,
                                    groups=2)),
     # (v8-statistics-default, -max and -max3, v8-hybrid, v8-max-hybrid and
-    # v8-max3-hybrid are fade 0.8 to 0.10's models 1 to 3: kept as written,
-    # never regenerated.)
+    # v8-max3-hybrid are fade 0.8 to 0.10's models 1 to 3, and
+    # v8-statistics-*-jpeg*-0.12 fade 0.12's models 46 and 47: kept as
+    # written, never regenerated.)
     "floats-fast": (BF16, dict(method="floats", dtype="bf16", float_mode="fast",
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),

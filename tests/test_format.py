@@ -340,7 +340,7 @@ def test_golden_file_order_statistics_archive_of_each_level_and_kind(name):
         return
     assert fade.compress(original, level=level, method="statistics",
                          statistics_model=model) == blob
-    if screen.kind == kind:
+    if screen.kind == kind and MODELS[model].current:  # (an older release's: asked by number)
         chosen = fade.compress(original, level=level, method="statistics")
         if chosen != blob:
             assert screen.general is not None and len(chosen) < len(blob)

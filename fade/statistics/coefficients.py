@@ -1,7 +1,7 @@
 """F_JPEG: the contexts of a JPEG's coefficients (issue 77).
 
-The models for JPEG photos (part F_JPEG: models 45 to 47, fade 0.12) read
-where fade.statistics.jpeg's parser stands. Before each code or value,
+The models for JPEG photos (part F_JPEG: models 45 to 49, fade 0.12 and
+0.13) read where fade.statistics.jpeg's parser stands. Before each code or value,
 `jpeg_contexts` hashes sixteen contexts (24 with F_JPEG2) of the
 coefficient it belongs to (its component and place, its block so
 far, the same coefficient in the blocks above, to the left and decoded

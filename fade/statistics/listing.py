@@ -14,7 +14,7 @@ def markdown_table() -> str:
     its level and kind, its hash table's slots a byte and its parts."""
     rows = ["| model | level | kind | slots a byte | parts |", "|---:|---|---|---:|---|"]
     for number, model in enumerate(MODELS):
-        level = f"`{model.level}`" + ("" if model.current else " (before fade 0.11)")
+        level = f"`{model.level}`" + ("" if model.current else " (an older release)")
         names = ", ".join(f"`{name}`" for name in part_names(model.parts)) or "none"
         rows.append(f"| {number} | {level} | {model.kind or 'any'} | "
                     f"{1 << model.slots_per_byte_bits} | {names} |")

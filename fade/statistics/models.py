@@ -5,8 +5,8 @@ per byte of input, made for one kind of bytes (fade.kinds.Screen.kind) at one
 level. An archive records a model by its number, its index in MODELS.
 Numbers are handed out by releases, never by experiments (docs/format.md,
 "Model numbers"): 0 to 3 are the models fade 0.6 to 0.10 wrote, 4 to 44
-those fade 0.11 writes, one for each level and kind, and 45 to 47 fade
-0.12's for JPEG photos; a released number
+those fade 0.11 writes, one for each level and kind, 45 to 47 fade
+0.12's for JPEG photos and 48 and 49 fade 0.13's; a released number
 keeps its parts and table size forever (tests/golden/models.txt freezes
 them). A candidate model between releases is named in CANDIDATES, never
 numbered: it is measured (`scripts/statistics_sweep.py --model NAME`) but
@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from fade.statistics.parts import (
     F_APM3, F_AUDIO, F_BIGRAM, F_BLOCK, F_CHROMA, F_COLUMNS, F_DISTANT, F_DNA, F_E8E9, F_EXPECTED,
     F_FIELD_ORDER1, F_FIELD_ORDERS, F_FINAL2, F_GREEN, F_IMAGE, F_INDIRECT, F_JPEG, F_JPEG2,
-    F_LAYERS, F_LAZY, F_LENGTH, F_LINES, F_LOG, F_MARKUP, F_OLS64, F_ORDERS, F_PIXELS, F_QUIET,
-    F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNKEYS, F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SKIPGRAM,
-    F_SOURCE, F_SPARSE, F_SPARSE2, F_SSE, F_STATES, F_STRIDE, F_SURE, F_SWAP, F_TABLE, F_TEXT,
-    F_TEXT2, F_TEXT3, F_TRIGRAM, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
+    F_LAYERS, F_LAZY, F_LENGTH, F_LINES, F_LOG, F_MARKUP, F_NUMBERS, F_OLS64, F_ORDERS, F_PIXELS,
+    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNKEYS, F_RUNS, F_SETS, F_SETS4, F_SETS5,
+    F_SKIPGRAM, F_SOURCE, F_SPARSE, F_SPARSE2, F_SSE, F_STATES, F_STRIDE, F_SURE, F_SWAP, F_TABLE,
+    F_TEXT, F_TEXT2, F_TEXT3, F_TRIGRAM, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
 
 LEVELS = ("fast", "default", "max")
 # What fade.kinds.Screen says the bytes are; each level has a model for each.
@@ -183,11 +183,15 @@ MODELS: tuple[Model, ...] = (
     # 45 (fade 0.12): JPEG photos at fast: F_JPEG's contexts alone, mixed by one layer
     Model("jpeg", "fast", F_JPEG, 2),
     # 46: and the default's, with more of them (F_JPEG2), its general parts and
-    # the record and stride contexts, for what lies between the scans (an ICC
-    # profile's tables)
-    Model("jpeg", "default", _JPEG_MORE, 2),
+    # the record and stride contexts, for what lies between the scans
+    Model("jpeg", "default", _JPEG_MORE, 2, current=False),
     # 47: max's, the default's parts (the network is not run on JPEG photos)
-    Model("jpeg", "max", _JPEG_MORE, 2),
+    Model("jpeg", "max", _JPEG_MORE, 2, current=False),
+    # 48 (fade 0.13): the default's for JPEG photos, 46's parts and the lines
+    # of 16-bit numbers (F_NUMBERS: an ICC profile's tables between the scans)
+    Model("jpeg", "default", _JPEG_MORE | F_NUMBERS, 2),
+    # 49: max's, the default's parts
+    Model("jpeg", "max", _JPEG_MORE | F_NUMBERS, 2),
 )
 
 # Not archive models: what fade.kinds.colour_choice codes a colour image's

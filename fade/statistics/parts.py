@@ -152,7 +152,17 @@ TEXT2 = TEXT + TEXT_CONTEXTS
 # with the word, the last bytes and their classes (fade.statistics.text).
 TEXT3 = TEXT2 + TEXT_CONTEXTS
 TEXT3_CONTEXTS = 12
-MAX_CONTEXTS = TEXT3 + TEXT3_CONTEXTS
+# F_NUMBERS' (fade.statistics.records): seven contexts of numbers in rows
+# (an ICC profile's tables between a JPEG's scans), each a prediction of the
+# byte: a 16-bit big-endian number's low byte and high byte, and the byte,
+# as the line through the two one and two records back, with how far that
+# line missed a record back; the byte as the one a record back changed as
+# the last byte changed, and the number the same way; the byte and the
+# number as the plane through those a record, a row (2 to 64 records, the
+# one that predicts best lately) and both back.
+NUMBERS = TEXT3 + TEXT3_CONTEXTS
+NUMBERS_CONTEXTS = 7
+MAX_CONTEXTS = NUMBERS + NUMBERS_CONTEXTS
 
 # A model's parts, as bits of parameters[P_PARTS]. Model 1's: the three
 # contexts above; LAYERS: four weight sets (c0 and match, contexts found and
@@ -282,14 +292,18 @@ F_JPEG = 1 << 53
 # JPEG2 (with JPEG): eight more contexts of the coefficient (the default's and
 # max's: fade.statistics.coefficients).
 F_JPEG2 = 1 << 54
+# NUMBERS (with RECORD): the contexts of numbers in rows (NUMBERS on); in a
+# JPEG's scan they keep the hashes of the byte before it.
+F_NUMBERS = 1 << 55
 # What a part reads of another's, so that a model with it has the others too:
 # F_SURE F_STATES' bit-history states (older nodes keep seven bits there
 # instead), F_RUNKEYS F_RUNS' entries, F_TEXT F_WORDS' words, F_RECALL keeps
 # its table after F_WORDS' in the followers' array (sized with F_WORDS; a
 # model with it alone wrote past that array's end), F_TEXT2 and F_TEXT3 run
-# inside F_TEXT, F_SETS5 reads F_TEXT3's groups after F_SETS4's sets.
+# inside F_TEXT, F_SETS5 reads F_TEXT3's groups after F_SETS4's sets,
+# F_NUMBERS F_RECORD's record length.
 NEEDS = {F_JPEG2: F_JPEG, F_SURE: F_STATES, F_RUNKEYS: F_RUNS, F_TEXT: F_WORDS, F_RECALL: F_WORDS,
-         F_TEXT2: F_TEXT, F_TEXT3: F_TEXT, F_SETS5: F_SETS4 | F_TEXT3}
+         F_TEXT2: F_TEXT, F_TEXT3: F_TEXT, F_SETS5: F_SETS4 | F_TEXT3, F_NUMBERS: F_RECORD}
 
 
 def without(parts: int, part: int) -> int:
@@ -321,7 +335,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
               F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2",
               F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5", F_SURE: "F_SURE", F_JPEG: "F_JPEG",
-              F_JPEG2: "F_JPEG2"}
+              F_JPEG2: "F_JPEG2", F_NUMBERS: "F_NUMBERS"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.
@@ -348,7 +362,8 @@ OPTIONAL_CONTEXTS = ((BIGRAM, F_BIGRAM), (SKIPGRAM, F_SKIPGRAM), (SPARSE, F_SPAR
                      *((DISTANT + k, F_DISTANT) for k in range(len(DISTANT_MASKS))),
                      *((TEXT + k, F_TEXT) for k in range(TEXT_CONTEXTS)),
                      *((TEXT2 + k, F_TEXT2) for k in range(TEXT_CONTEXTS)),
-                     *((TEXT3 + k, F_TEXT3) for k in range(TEXT3_CONTEXTS)))
+                     *((TEXT3 + k, F_TEXT3) for k in range(TEXT3_CONTEXTS)),
+                     *((NUMBERS + k, F_NUMBERS) for k in range(NUMBERS_CONTEXTS)))
 
 
 def active_contexts(parts: int, keyed: bool) -> tuple[list[int], list[int], int]:

@@ -4,13 +4,13 @@ Each byte is coded as eight binary decisions, most significant bit first.
 Before a byte, its contexts are hashed (fade.statistics.contexts, and each
 kind's module) and their slots found in the hash table, each slot holding a
 nibble's nodes; before each bit, `predict` reads every active context's
-node (an adaptive probability and a bit history through the context's state
-map), the order-1 table, the match model and the network's input, mixes
-them in the stretched domain with the weight sets the model's parts name,
-and refines the result with its APMs; after the bit, `update` makes every
-part learn. `code_byte` runs the eight bits through the coder; the loops
-over a file (`encode_range`, `decode_range`) and over the lockstep's
-sub-streams (`code_step`) call it.
+node (an adaptive probability and a bit history through its state map), the
+order-1 table, the match model and the network's input, mixes them in the
+stretched domain with the weight sets the model's parts name, and refines
+the result with its APMs; after the bit, `update` makes every part learn.
+`code_byte` runs the eight bits through the coder; the loops over a file
+(`encode_range`, `decode_range`) and over the lockstep's sub-streams
+(`code_step`) call it.
 
 This module is one model's code: fade.statistics.compose loads it once for
 each composition of parts a process codes with, as a module whose `PARTS`
@@ -35,13 +35,12 @@ from fade.statistics.kernels import (
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_LAYERS, F_LAZY, F_LINES, F_LOG,
-    F_MARKUP, F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4, F_SETS5,
-    F_SOURCE, F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86,
+    F_MARKUP, F_NUMBERS, F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4,
+    F_SETS5, F_SOURCE, F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86,
     F_X86MORE)
 from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
 from fade.statistics.text import note_text3, text_contexts, text_sets
-from fade.statistics.records import (note_line, note_record, record_contexts, record_kept,
-                                     record_set)
+from fade.statistics.records import note_line, note_record, record_contexts, record_kept, record_set
 from fade.statistics.tables import field_contexts, note_field
 from fade.statistics.markup import markup_contexts, note_markup
 from fade.statistics.dna import dna_contexts, dna_inputs, dna_learn, dna_sets, note_dna
@@ -79,9 +78,8 @@ typed_once()  # (context_hash's one signature, before this composition compiles)
 
 
 def _jit(options: dict):
-    """numba's njit with `options`, for this composition: the name takes the
-    parts too, since numba names a function's cache files by its source file
-    and name (else one composition would load another's code from the cache)."""
+    """numba's njit with `options`, the name with this composition's parts: numba names a
+    function's cache files by its source and name (else one would load another's code)."""
     def compiled(function):
         function.__qualname__ = f"{function.__qualname__}_{PARTS:x}"
         return nb.njit(**options)(function)
@@ -100,6 +98,8 @@ def _start_byte(tables, s, bits):
     parameters, runs, kind_map = tables.parameters, tables.runs, tables.kind_map
     parts = PARTS  # the parts tested here, constants (fade.statistics.compose)
     model_parts = parameters[P_PARTS]  # all the model's parts, for the kinds' own functions
+    if parts & F_JPEG and tables.kind_state[J_ACTIVE]:  # (a scan's bytes are no numbers)
+        model_parts &= ~F_NUMBERS
     general_contexts(scratch, streams, buffer, tables.followers, s, model_parts,
                      parameters[P_KEYED])
     record_contexts(scratch, streams, buffer, s, model_parts)

@@ -12,6 +12,12 @@ add the column (the place in the record) and a second record length, which
 length well counted. With F_DISTANT, thirteen more
 contexts of the bytes at fixed distances back (parts.DISTANT_MASKS), as
 paq8's sparse model has them: fields of 2, 4 and 8 bytes, lists of indices.
+With F_NUMBERS, seven contexts of numbers in rows (a table of 16-bit
+numbers, as an ICC profile's between a JPEG's scans): the byte predicted
+from the records before it and from the row before (its length the one of
+2 to 64 records that predicts best lately), as a number's high or low byte
+or alone, as paq8px's linear prediction model keys its maps by its
+predictions (the predictions here of integers, the same on every machine).
 """
 
 from __future__ import annotations
@@ -21,9 +27,10 @@ import numpy as np
 
 from fade.statistics.kernels import JIT, context_hash
 from fade.statistics.parts import (ABOVE, COLUMN, DISTANT, DISTANT_MASKS, F_COLUMNS, F_DISTANT,
-                                   F_RECORD, F_RECORDS, F_STRIDE, RECORD1, RECORD2, RECORD3,
-                                   RECORD4, RECORD5, STRIDE1, STRIDE2)
-from fade.statistics.layouts.records import S_LENGTHS, S_LENGTH_COUNTS, S_RECORD, S_RECORD_SEEN
+                                   F_NUMBERS, F_RECORD, F_RECORDS, F_STRIDE, NUMBERS, RECORD1,
+                                   RECORD2, RECORD3, RECORD4, RECORD5, STRIDE1, STRIDE2)
+from fade.statistics.layouts.records import (ROWS_FIRST, ROWS_LAST, S_LENGTHS, S_LENGTH_COUNTS,
+                                             S_RECORD, S_RECORD_SEEN, S_ROWS, S_ROWS_AT)
 from fade.statistics.state import SCRATCH_HASHES, S_ABOVE, S_BASE, S_HISTORY, S_LINE, S_POSITION
 
 MASKS = np.array(DISTANT_MASKS, dtype=np.int64)
@@ -72,6 +79,115 @@ def record_contexts(scratch, streams, buffer, s, parts):
             (lane << 16) | (back16 << 8) | (history & 255), 62)
     if parts & F_DISTANT:
         _distant_contexts(scratch, buffer, start, position, history)
+    if parts & F_NUMBERS:
+        _number_contexts(scratch, buffer, start, position, r, _row(streams, s, buffer, r))
+
+
+@nb.njit(**JIT)
+def _back(buffer, start, position, k):
+    """The byte k back (0 before the stream's start)."""
+    return np.int64(buffer[start + position - k]) if position >= k else np.int64(0)
+
+
+@nb.njit(**JIT)
+def _number(buffer, start, position, k):
+    """The 16-bit big-endian number whose low byte is k back."""
+    return (_back(buffer, start, position, k + 1) << 8) | _back(buffer, start, position, k)
+
+
+@nb.njit(**JIT)
+def _bucket(error):
+    """How large an error is: its magnitude's bit length, at most 15."""
+    e = abs(error)
+    n = 0
+    while e > 0 and n < 15:
+        e >>= 1
+        n += 1
+    return n
+
+
+@nb.njit(**JIT)
+def _row(streams, s, buffer, r):
+    """F_NUMBERS: the length of a row of records (a table's next dimension),
+    ROWS_FIRST to ROWS_LAST records, at which the plane through the bytes a
+    record, a row and both back missed least lately (0: none yet); each
+    row's misses are measured at the byte just coded, and start again when
+    the record length changes."""
+    start = streams[s, S_BASE]
+    position = streams[s, S_POSITION]
+    if streams[s, S_ROWS_AT] != r:
+        streams[s, S_ROWS_AT] = r
+        for k in range(ROWS_LAST + 1 - ROWS_FIRST):
+            streams[s, S_ROWS + k] = -1
+    if r <= 0 or r > 1024:
+        return 0
+    last = _number(buffer, start, position, 1)
+    west = _number(buffer, start, position, 1 + r)
+    best = 0
+    least = np.int64(1) << 62
+    for k in range(ROWS_LAST + 1 - ROWS_FIRST):
+        row = (k + ROWS_FIRST) * r
+        if position <= row + r + 2:
+            break
+        miss = abs(last - west - _number(buffer, start, position, 1 + row)
+                   + _number(buffer, start, position, 1 + row + r)) << 4
+        kept = streams[s, S_ROWS + k]
+        kept = miss if kept < 0 else kept + ((miss - kept) >> 5)
+        streams[s, S_ROWS + k] = kept
+        if kept < least:
+            least = kept
+            best = row
+    return best
+
+
+@nb.njit(**JIT)
+def _number_contexts(scratch, buffer, start, position, r, r2):
+    """F_NUMBERS, with the record length r and the row's length r2: the
+    next byte as a 16-bit big-endian number's low byte (its high one the
+    last byte) and as its high byte, the number predicted as the line 2a - b
+    through the numbers one (a) and two (b) records back, with how far that
+    line missed one record back; the byte as the line through the bytes one
+    and two records back, and as the byte one record back changed as the
+    last byte (number) changed from one record back; the byte (number) as
+    the plane through the ones one record, one row, and both back."""
+    last = _back(buffer, start, position, 1)
+    low = high = line = 0
+    if r > 0 and position > 3 * r + 1:
+        for o in range(2):  # the byte as the low one (o 0), as the high one (o 1)
+            a = _number(buffer, start, position, r - o)
+            b = _number(buffer, start, position, 2 * r - o)
+            miss = _bucket(a - 2 * b + _number(buffer, start, position, 3 * r - o))
+            if o == 0:
+                low = ((min(max(2 * a - b - (last << 8), -1), 256) + 2) << 4) | miss
+            else:
+                high = ((min(max(2 * a - b, -256), 65791) >> 6) + 8) << 4 | miss
+        a = _back(buffer, start, position, r)
+        b = _back(buffer, start, position, 2 * r)
+        line = ((min(max(2 * a - b, -1), 256) + 2) << 4) | _bucket(
+            a - 2 * b + _back(buffer, start, position, 3 * r))
+    scratch[SCRATCH_HASHES + NUMBERS] = context_hash(low, 300)
+    scratch[SCRATCH_HASHES + NUMBERS + 1] = context_hash(high, 301)
+    scratch[SCRATCH_HASHES + NUMBERS + 2] = context_hash(line, 302)
+    across = across16 = 0
+    if r > 2 and position > 2 * r:
+        a = _back(buffer, start, position, r)
+        across = ((min(max(a + last - _back(buffer, start, position, r + 1), -1), 256) + 2) << 4) \
+            | _bucket(a - _back(buffer, start, position, 2 * r))
+        a = _number(buffer, start, position, r)
+        across16 = min(max(a + _number(buffer, start, position, 2)
+                           - _number(buffer, start, position, r + 2) - (last << 8), -1), 256) + 2
+    scratch[SCRATCH_HASHES + NUMBERS + 3] = context_hash(across, 303)
+    scratch[SCRATCH_HASHES + NUMBERS + 4] = context_hash(across16, 304)
+    plane = plane16 = 0
+    if r > 0 and r2 > 0 and position > r + r2 + 1:
+        a = _back(buffer, start, position, r) + _back(buffer, start, position, r2) - _back(
+            buffer, start, position, r + r2)
+        plane = ((min(max(a, -1), 256) + 2) << 12) | min(r2, 4095)
+        a = _number(buffer, start, position, r) + _number(buffer, start, position, r2) - _number(
+            buffer, start, position, r + r2)
+        plane16 = ((min(max(a - (last << 8), -1), 256) + 2) << 12) | min(r2, 4095)
+    scratch[SCRATCH_HASHES + NUMBERS + 5] = context_hash(plane, 305)
+    scratch[SCRATCH_HASHES + NUMBERS + 6] = context_hash(plane16, 306)
 
 
 @nb.njit(**JIT)

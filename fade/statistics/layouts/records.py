@@ -11,7 +11,13 @@ S_RECORD = first(__name__)
 S_RECORD_SEEN = S_RECORD + 1
 S_LENGTHS = S_RECORD + 2
 S_LENGTH_COUNTS = S_LENGTHS + 2
-FIELDS = S_LENGTH_COUNTS + 2 - S_RECORD
+# F_NUMBERS: the record length that the rows below were measured at, and for
+# each row of ROWS_FIRST to ROWS_LAST records, how far the plane through the
+# bytes one record, one row and both back missed the bytes lately.
+ROWS_FIRST, ROWS_LAST = 2, 64
+S_ROWS_AT = S_LENGTH_COUNTS + 2
+S_ROWS = S_ROWS_AT + 1
+FIELDS = S_ROWS + ROWS_LAST + 1 - ROWS_FIRST - S_RECORD
 # F_RECORDS: weight sets by the column (0 to 62, 63 and on) and the bit
 # position.
 SETS = 64 * 8
