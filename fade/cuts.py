@@ -29,6 +29,12 @@ named by the JPEG model, since the middle of a photo, screened alone, has
 no header to say what it is; an input mostly of JPEGs (a tar of photos)
 is one piece, whose model's parser finds each photo in it.
 
+A frame cut by size (for the cores, or the memory) that would end inside
+a JPEG ends where that JPEG starts instead, the rest carried into the next
+frame (`at_photos`): the next frame's parser could not follow a photo
+whose headers lie in the frame before (a tar of photos at `-T 2` was 1.7%
+larger for it).
+
 The cuts are the frames' sizes in the frames archive, and each frame's
 archive names its model: the decoder needs nothing more, and fade 0.11's
 readers decode such archives (frames of any size up to the frame size).
@@ -37,7 +43,7 @@ An input of one kind is one piece: its archive is the same as without cuts.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from fade.kinds import JPEG_SHARE, Screen
 from fade.statistics.photos import LEAST_PIECE, jpeg_spans
@@ -91,6 +97,23 @@ def kind_pieces(data: bytes, model_of: Callable[[str], int]) -> list[int]:
             pieces[k - 1][2] = pieces[k][1] = \
                 low + BLOCK * placed(labels, before, after, (cut - low) // BLOCK)
     return [stop - start for _, start, stop in pieces]
+
+
+def at_photos(frames: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """`frames` (of `size` bytes, the last shorter) again, each that would
+    end inside a JPEG (jpeg_spans of the bytes it and the next hold: one
+    that starts in it, not at its start, and runs on past it) ended where
+    that JPEG starts, the rest carried into the next; none longer than
+    `size`."""
+    held = b""
+    for frame in frames:
+        held += frame
+        while len(held) > size:
+            cut = next((start for start, end in jpeg_spans(held) if 0 < start < size < end), size)
+            yield held[:cut]
+            held = held[cut:]
+    if held:
+        yield held
 
 
 def placed(labels: list[int], before: int, after: int, at: int) -> int:

@@ -114,11 +114,14 @@ def _frames(head: bytes, source: BinaryIO, size: int) -> Iterator[bytes]:
         yield piece
 
 
-def _cut_by_kind(frames: Iterator[bytes],
-                 model_of: Callable[[str], int | None] | None) -> Iterator[bytes]:
-    """Each of `frames` in the pieces fade.cuts.kind_pieces cuts it into
-    (`model_of`: Settings.kind_model), or whole where it is None (the
-    settings pick no model by kind)."""
+def _cut_by_kind(frames: Iterator[bytes], model_of: Callable[[str], int | None] | None,
+                 size: int) -> Iterator[bytes]:
+    """Each of `frames` (of `size`) in the pieces fade.cuts.kind_pieces cuts
+    it into (`model_of`: Settings.kind_model), each first ended where a
+    photo starts that it would cut (fade.cuts.at_photos); or whole where
+    `model_of` is None (the settings pick no model by kind)."""
+    if model_of is not None:
+        frames = cuts.at_photos(frames, size)
     for frame in frames:
         sizes = [len(frame)] if model_of is None else cuts.kind_pieces(frame, model_of)
         if len(sizes) == 1:
@@ -190,7 +193,7 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
     # The frames of frame_size (two read), each cut again where its kind changes
     model_of = settings.kind_model if settings.kind_model("text") is not None else None
     pieces = _cut_by_kind(itertools.chain([leading], [following] if following else [], fixed),
-                          model_of)
+                          model_of, frame_size)
     first = next(pieces, b"")
     second = next(pieces, b"")
     if second and (jobs > 1 or ray is not None) and "race_beside" not in keywords:

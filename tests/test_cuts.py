@@ -199,3 +199,38 @@ def test_a_jpeg_inside_other_bytes_is_cut_where_it_starts_and_ends():
     assert 0 <= len(text) - pieces[0] < BLOCK and 0 <= pieces[1] - len(photo) < 2 * BLOCK
     assert cuts.kind_pieces(text[:200_000] + photo + photo, settings.kind_model) == \
         [200_000 + 2 * len(photo)]
+
+
+def test_frames_cut_by_size_end_where_a_photo_starts(tmp_path, monkeypatch):
+    """A tar of photos cut into frames of 8 KiB (as `-T` or `-F` cut one):
+    no frame ends inside a photo, each that would ends where the photo
+    starts, so every photo is followed by its frame's JPEG model whole; the
+    archive is smaller than the frames cut by size alone, and a fresh
+    process decodes it."""
+    import tarfile
+    names = ("testorig.jpg", "testprog.jpg", "testproggray.jpg", "testimgint.jpg")
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name in names:
+            photo = corpus_file(name).read_bytes()
+            info = tarfile.TarInfo(name)
+            info.size = len(photo)
+            tar.addfile(info, io.BytesIO(photo))
+    data = out.getvalue()
+    photos = [(data.index(corpus_file(name).read_bytes()), len(corpus_file(name).read_bytes()))
+              for name in names]
+
+    def archive() -> bytes:
+        blob = io.BytesIO()
+        frames.compress_stream(io.BytesIO(data), blob.write, level="fast", frame_size=8192)
+        return blob.getvalue()
+    aligned = archive()
+    ends = np.cumsum([frame.original_size for frame in fade.read_header(aligned).frames])
+    assert max(np.diff(ends, prepend=0)) <= 8192 and ends[-1] == len(data)
+    assert not [(end, start) for end in ends for start, size in photos if start < end < start + size]
+    assert any(end in {start for start, _ in photos} for end in ends)
+    monkeypatch.setattr(cuts, "at_photos", lambda sized, size: sized)
+    assert len(aligned) < 0.95 * len(archive())
+    (tmp_path / "photos.tar.fade").write_bytes(aligned)
+    assert run_fade("-d", "photos.tar.fade", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "photos.tar").read_bytes() == data
