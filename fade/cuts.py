@@ -27,7 +27,9 @@ JPEG files are found in the whole input first (fade.statistics.photos):
 a window or block that holds any of one of LEAST_PIECE bytes or more is
 named by the JPEG model, since the middle of a photo, screened alone, has
 no header to say what it is; an input mostly of JPEGs (a tar of photos)
-is one piece, whose model's parser finds each photo in it.
+is one piece, whose model's parser finds each photo in it. An input too
+short to hold MIN_WINDOWS windows either side (under 512 KiB) is cut only
+where such a JPEG starts and ends (a small document holding a photo).
 
 A frame cut by size (for the cores, or the memory) that would end inside
 a JPEG ends where that JPEG starts instead, the rest carried into the next
@@ -66,11 +68,12 @@ def kind_pieces(data: bytes, model_of: Callable[[str], int]) -> list[int]:
     """The sizes of the pieces `data` is cut into (see above), in order,
     summing to len(data); `model_of(kind)`: the statistics model the
     settings pick for bytes of that kind (kinds.Screen.kind)."""
-    if len(data) < 2 * MIN_WINDOWS * WINDOW:
-        return [len(data)]
     photos = jpeg_spans(data, LEAST_PIECE)
     if sum(end - start for start, end in photos) >= JPEG_SHARE * len(data):
         return [len(data)]
+    if len(data) < 2 * MIN_WINDOWS * WINDOW:  # too short for runs of windows: its photos alone
+        edges = sorted({0, len(data)} | {edge for span in photos for edge in span})
+        return [stop - start for start, stop in zip(edges, edges[1:])]
     view = memoryview(data)
 
     def screen(start: int, stop: int) -> tuple[int, bool]:

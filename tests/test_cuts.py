@@ -234,3 +234,32 @@ def test_frames_cut_by_size_end_where_a_photo_starts(tmp_path, monkeypatch):
     (tmp_path / "photos.tar.fade").write_bytes(aligned)
     assert run_fade("-d", "photos.tar.fade", cwd=tmp_path).returncode == 0
     assert (tmp_path / "photos.tar").read_bytes() == data
+
+
+def test_a_short_input_is_cut_where_its_photo_starts_and_ends(tmp_path):
+    """Under 512 KiB (too short for runs of windows), text holding a JPEG of
+    32 KiB or more, less than half of its bytes, is cut exactly where the
+    photo starts and ends: the text coded by the text model, the photo by
+    the JPEG model, and a fresh process decodes it; a smaller photo, or
+    text without one, is not cut."""
+    photo = corpus_file("testorig.jpg").read_bytes()
+    scan = photo.index(b"\xff\xda")
+    data = scan + 2 + int.from_bytes(photo[scan + 2:scan + 4], "big")
+    photo = photo[:data] + photo[data:-2] * 7 + photo[-2:]  # 40 KB
+    text = _text()
+    head, tail = text[:60_000], text[60_000:120_000]
+    settings = fade.Settings(level="fast")
+    assert cuts.kind_pieces(head + photo + tail, settings.kind_model) == \
+        [len(head), len(photo), len(tail)]
+    small = corpus_file("testprog.jpg").read_bytes()
+    assert cuts.kind_pieces(head + small + tail, settings.kind_model) == \
+        [len(head) + len(small) + len(tail)]
+    assert cuts.kind_pieces(head + tail, settings.kind_model) == [len(head) + len(tail)]
+    (tmp_path / "doc").write_bytes(head + photo + tail)
+    assert run_fade("--level", "fast", "doc", cwd=tmp_path).returncode == 0
+    archive = (tmp_path / "doc.fade").read_bytes()
+    assert _frame_models(archive) == [settings.kind_model("text"), settings.kind_model("jpeg"),
+                                      settings.kind_model("text")]
+    (tmp_path / "doc").unlink()
+    assert run_fade("-d", "doc.fade", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "doc").read_bytes() == head + photo + tail
