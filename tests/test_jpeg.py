@@ -223,10 +223,9 @@ def _with_profile(photo: bytes, profile: bytes) -> bytes:
 def test_the_default_codes_an_icc_profiles_tables_as_numbers():
     """A photo holding a real ICC profile (Little CMS's test profile: an RGB
     to Lab transform and back, each a table of 17^3 points of 16-bit
-    numbers) is a JPEG to the screen; the
-    default's model codes it and back, smaller than fade 0.12's default
-    model (the same but F_NUMBERS) by 3%: the tables' numbers predicted
-    from the rows before them."""
+    numbers) is a JPEG to the screen; the default's model codes it and
+    back, 3% smaller at least than fade 0.12's default model (the same but
+    F_NUMBERS): the tables' numbers predicted from the rows before them."""
     import fade
     from fade import kinds
     from fade.statistics.models import LEVEL_MODELS, MODELS
