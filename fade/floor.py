@@ -97,9 +97,8 @@ def model_worthwhile(data: bytes, screen=None) -> bool:
     """Whether the learned model can plausibly beat the compact methods;
     always for JPEG photos (`screen`: what fade.kinds.Screen says the bytes
     are), whose scans look random to deflate and whose model reads them."""
-    if screen is not None and screen.jpeg and len(data) >= MIN_LEARNED_SIZE:
-        return True
-    return len(data) >= MIN_LEARNED_SIZE and not incompressible(data)
+    photos = screen is not None and screen.jpeg
+    return len(data) >= MIN_LEARNED_SIZE and (photos or not incompressible(data))
 
 
 def compress(data: bytes, method: str | None = None) -> bytes:

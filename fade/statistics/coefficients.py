@@ -38,7 +38,7 @@ from fade.statistics.layouts.jpeg import (
     J_SIZE, J_SKIP, J_STATE, J_VALUE, P_CORRECT, P_DC, P_RUN, P_SIGN, SCAN_FIELDS)
 from fade.statistics.jpeg import jpeg_bit
 from fade.statistics.progressive import block_end, ring_mask
-from fade.statistics.kernels import JIT, STRETCH, adapt, context_hash, prefetch
+from fade.statistics.kernels import JIT, STRETCH, adapt, bit_size, context_hash, prefetch
 from fade.statistics.layouts.jpeg import INPUTS as JPEG_INPUTS, SETS as JPEG_SETS
 from fade.statistics.state import APM3_BITS
 
@@ -99,17 +99,6 @@ def _neighbours(j):
 @nb.njit(**JIT)
 def _clip(value, limit):
     return max(min(value, limit), -limit)
-
-
-@nb.njit(**JIT)
-def _bits(value):
-    """How many bits |value| takes (0-15)."""
-    value = abs(value)
-    n = 0
-    while value and n < 15:
-        value >>= 1
-        n += 1
-    return n
 
 
 # Each frequency's cosine at the block's edge, C_u(0) = a(u) cos(u pi / 16),
@@ -200,15 +189,15 @@ def jpeg_contexts(j, count):
     following = j[above + k + 1] >> shift if above >= 0 and k < 63 else 0
     values = (0, min(nonzero, 15), (_clip(pa, 15) + 16) * 32 + _clip(pl, 15) + 16,
               _clip(pa, 255), _clip(pl, 255), (_clip(previous, 31) + 32) * 16 + min(j[J_RUN], 15),
-              _clip((pa + pl) >> 1, 63), _bits(total) * 64 + min(k - latest, 63),
+              _clip((pa + pl) >> 1, 63), bit_size(total) * 64 + min(k - latest, 63),
               j[J_ABOVE_END] * 65 + j[J_LEFT_END],
               before if j[J_PROGRESSIVE] else _clip(before, 63),
-              ((_bits(pa) * 16 + _bits(pl)) * 16 + _bits(up)) * 16 + _bits(side),
+              ((bit_size(pa) * 16 + bit_size(pl)) * 16 + bit_size(up)) * 16 + bit_size(side),
               (_clip(up, 31) + 32) * 64 + _clip(side, 31) + 32,
               j[J_LAST_RS] * 16 + min(nonzero, 15),
-              _bits(abs(a) + abs(l) + abs(up) + abs(side)) * 64 + min(k - latest, 63),
+              bit_size(abs(a) + abs(l) + abs(up) + abs(side)) * 64 + min(k - latest, 63),
               (_clip(a, 31) + 32) * 64 + _clip(following, 31) + 32,
-              ((_bits(a) * 16 + _bits(l)) * 16 + min(nonzero, 15)) * 16 + _bits(previous))
+              ((bit_size(a) * 16 + bit_size(l)) * 16 + min(nonzero, 15)) * 16 + bit_size(previous))
     for i in range(JPEG_INPUTS):
         j[J_HASH_AT + i] = context_hash(base + i, values[i] + 1)
     if count > JPEG_INPUTS:  # F_JPEG2's
@@ -224,7 +213,7 @@ def jpeg_contexts(j, count):
             j[J_HASH_AT + JPEG_INPUTS + i] = context_hash(base + JPEG_INPUTS + i, more[i] + 1)
     # the weight sets of F_LAYERS' second and third: by the coefficient and
     # its neighbours' sizes; by its place, the block's nonzeros so far, the phase
-    j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(_bits(a) + _bits(l), 15)
+    j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(bit_size(a) + bit_size(l), 15)
     j[J_SET4] = CODE_SETS + 4 * 64 * 16 + (k * 16 + min(nonzero, 15)) * 2 + \
         (1 if size else 0)
 
@@ -252,7 +241,7 @@ def _refining_contexts(j, c, phase, count):
     quant = J_QUANT_AT + 64 * j[J_COMPONENT_AT + COMPONENT_FIELDS * c + 3]
     pa = _across(j, above, k, quant, True, shift)
     pl = _across(j, left, k, quant, False, shift)
-    size = min(_bits(value >> (shift + 1)), 15)  # what is known of it before this bit
+    size = min(bit_size(value >> (shift + 1)), 15)  # what is known of it before this bit
     here = ((abs(a) >> shift) & 1) * 2 + ((abs(l) >> shift) & 1) if phase != P_SIGN else \
         (1 if a > 0 else 2 if a < 0 else 0) * 3 + (1 if l > 0 else 2 if l < 0 else 0)
     guess = _clip(pa + pl, 15)
@@ -261,11 +250,11 @@ def _refining_contexts(j, c, phase, count):
         if j[J_CURRENT_AT + i] != 0:
             nonzero += 1
     base = (6 << 18) + (((phase * 4 + c) * 64 + k) * 16 + size) * 32
-    values = (0, here, guess + 16, (_bits(a >> shift) * 16 + _bits(l >> shift)) * 16 + size,
+    values = (0, here, guess + 16, (bit_size(a >> shift) * 16 + bit_size(l >> shift)) * 16 + size,
               _clip(pa, 31) + 32, _clip(pl, 31) + 32, min(nonzero, 63) * 16 + here,
               (value >> shift) & 3, _clip(a >> shift, 31) + 32, _clip(l >> shift, 31) + 32,
               j[J_ABOVE_END] * 65 + j[J_LEFT_END], min(j[J_EOBRUN], 15) * 16 + here,
-              _bits(abs(pa) + abs(pl)) * 16 + here, (guess + 16) * 16 + size,
+              bit_size(abs(pa) + abs(pl)) * 16 + here, (guess + 16) * 16 + size,
               min(k, 63) * 4 + min(shift, 3), here * 64 + min(nonzero, 63))
     for i in range(count):  # (F_JPEG2's: the first eight again, by the scan's place)
         hashed = values[i] if i < JPEG_INPUTS else \
@@ -273,7 +262,7 @@ def _refining_contexts(j, c, phase, count):
         j[J_HASH_AT + i] = context_hash(base + i, hashed + 1)
     bucket = min(size, 7)
     j[J_SET] = PHASE_SETS + ((phase - P_SIGN) * 64 + k) * 8 + bucket
-    j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(_bits(abs(pa) + abs(pl)), 15)
+    j[J_SET3] = CODE_SETS + (c * 64 + k) * 16 + min(bit_size(abs(pa) + abs(pl)), 15)
     j[J_SET4] = CODE_SETS + 4 * 64 * 16 + (k * 16 + min(nonzero, 15)) * 2 + 1
 
 

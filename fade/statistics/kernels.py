@@ -255,6 +255,18 @@ _TYPED = False
 
 
 @nb.njit(**JIT)
+def bit_size(value):
+    """How many bits |value| takes, at most 15 (0 for 0): how large a
+    coefficient or a prediction's miss is, for a context."""
+    value = abs(value)
+    n = 0
+    while value and n < 15:
+        value >>= 1
+        n += 1
+    return n
+
+
+@nb.njit(**JIT)
 def floor_log2(n):
     """floor(log2(n)), n >= 1."""
     k = np.int64(0)

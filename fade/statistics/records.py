@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, context_hash
+from fade.statistics.kernels import JIT, bit_size, context_hash
 from fade.statistics.parts import (ABOVE, COLUMN, DISTANT, DISTANT_MASKS, F_COLUMNS, F_DISTANT,
                                    F_NUMBERS, F_RECORD, F_RECORDS, F_STRIDE, NUMBERS, RECORD1,
                                    RECORD2, RECORD3, RECORD4, RECORD5, STRIDE1, STRIDE2)
@@ -96,17 +96,6 @@ def _number(buffer, start, position, k):
 
 
 @nb.njit(**JIT)
-def _bucket(error):
-    """How large an error is: its magnitude's bit length, at most 15."""
-    e = abs(error)
-    n = 0
-    while e > 0 and n < 15:
-        e >>= 1
-        n += 1
-    return n
-
-
-@nb.njit(**JIT)
 def _row(streams, s, buffer, r):
     """F_NUMBERS: the length of a row of records (a table's next dimension),
     ROWS_FIRST to ROWS_LAST records, at which the plane through the bytes a
@@ -156,14 +145,14 @@ def _number_contexts(scratch, buffer, start, position, r, r2):
         for o in range(2):  # the byte as the low one (o 0), as the high one (o 1)
             a = _number(buffer, start, position, r - o)
             b = _number(buffer, start, position, 2 * r - o)
-            miss = _bucket(a - 2 * b + _number(buffer, start, position, 3 * r - o))
+            miss = bit_size(a - 2 * b + _number(buffer, start, position, 3 * r - o))
             if o == 0:
                 low = ((min(max(2 * a - b - (last << 8), -1), 256) + 2) << 4) | miss
             else:
                 high = ((min(max(2 * a - b, -256), 65791) >> 6) + 8) << 4 | miss
         a = _back(buffer, start, position, r)
         b = _back(buffer, start, position, 2 * r)
-        line = ((min(max(2 * a - b, -1), 256) + 2) << 4) | _bucket(
+        line = ((min(max(2 * a - b, -1), 256) + 2) << 4) | bit_size(
             a - 2 * b + _back(buffer, start, position, 3 * r))
     scratch[SCRATCH_HASHES + NUMBERS] = context_hash(low, 300)
     scratch[SCRATCH_HASHES + NUMBERS + 1] = context_hash(high, 301)
@@ -172,7 +161,7 @@ def _number_contexts(scratch, buffer, start, position, r, r2):
     if r > 2 and position > 2 * r:
         a = _back(buffer, start, position, r)
         across = ((min(max(a + last - _back(buffer, start, position, r + 1), -1), 256) + 2) << 4) \
-            | _bucket(a - _back(buffer, start, position, 2 * r))
+            | bit_size(a - _back(buffer, start, position, 2 * r))
         a = _number(buffer, start, position, r)
         across16 = min(max(a + _number(buffer, start, position, 2)
                            - _number(buffer, start, position, r + 2) - (last << 8), -1), 256) + 2
