@@ -104,6 +104,19 @@ def decode_in_a_fresh_process(folder: Path, archives: dict[str, tuple[bytes, byt
     assert at == len(result.stdout)
 
 
+def tar_of(members: dict[str, bytes]) -> bytes:
+    """A tar archive holding each of `members` (name: its bytes), in order."""
+    import io
+    import tarfile
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
 def one_error_line(result: subprocess.CompletedProcess, *must_contain: str) -> str:
     """Assert a failed run printed exactly one line, `fade: ...`, and no traceback."""
     assert result.returncode != 0, result

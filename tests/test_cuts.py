@@ -11,7 +11,7 @@ import fade
 from fade import cuts, frames, single
 from fade.cuts import BLOCK, MIN_WINDOWS, WINDOW, Run, placed, smoothed
 
-from conftest import corpus_file, run_fade
+from conftest import corpus_file, run_fade, tar_of
 
 
 def _text() -> bytes:
@@ -177,14 +177,14 @@ def test_frames_shorter_than_the_frame_size_anywhere_decode(tmp_path):
         assert file.read(200) == data[5000:5200]
 
 
-def _long_jpeg() -> bytes:
-    """A JPEG of 330 KB: libjpeg-turbo's test photo's headers, its scan's
-    data sixty times over (codes the parser loses its way in after the
-    first image's, still no marker), its end of image."""
+def _long_jpeg(times: int = 60) -> bytes:
+    """A JPEG of 330 KB (5.5 KB a time): libjpeg-turbo's test photo's
+    headers, its scan's data `times` over (codes the parser loses its way in
+    after the first image's, still no marker), its end of image."""
     photo = corpus_file("testorig.jpg").read_bytes()
     scan = photo.index(b"\xff\xda")
     data = scan + 2 + int.from_bytes(photo[scan + 2:scan + 4], "big")
-    return photo[:data] + photo[data:-2] * 60 + photo[-2:]
+    return photo[:data] + photo[data:-2] * times + photo[-2:]
 
 
 def test_a_jpeg_inside_other_bytes_is_cut_where_it_starts_and_ends():
@@ -207,18 +207,10 @@ def test_frames_cut_by_size_end_where_a_photo_starts(tmp_path, monkeypatch):
     starts, so every photo is followed by its frame's JPEG model whole; the
     archive is smaller than the frames cut by size alone, and a fresh
     process decodes it."""
-    import tarfile
     names = ("testorig.jpg", "testprog.jpg", "testproggray.jpg", "testimgint.jpg")
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as tar:
-        for name in names:
-            photo = corpus_file(name).read_bytes()
-            info = tarfile.TarInfo(name)
-            info.size = len(photo)
-            tar.addfile(info, io.BytesIO(photo))
-    data = out.getvalue()
-    photos = [(data.index(corpus_file(name).read_bytes()), len(corpus_file(name).read_bytes()))
-              for name in names]
+    members = {name: corpus_file(name).read_bytes() for name in names}
+    data = tar_of(members)
+    photos = [(data.index(photo), len(photo)) for photo in members.values()]
 
     def archive() -> bytes:
         blob = io.BytesIO()
@@ -242,10 +234,7 @@ def test_a_short_input_is_cut_where_its_photo_starts_and_ends(tmp_path):
     photo starts and ends: the text coded by the text model, the photo by
     the JPEG model, and a fresh process decodes it; a smaller photo, or
     text without one, is not cut."""
-    photo = corpus_file("testorig.jpg").read_bytes()
-    scan = photo.index(b"\xff\xda")
-    data = scan + 2 + int.from_bytes(photo[scan + 2:scan + 4], "big")
-    photo = photo[:data] + photo[data:-2] * 7 + photo[-2:]  # 40 KB
+    photo = _long_jpeg(7)  # 40 KB
     text = _text()
     head, tail = text[:60_000], text[60_000:120_000]
     settings = fade.Settings(level="fast")

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO, corpus_file, decode_in_a_fresh_process, run_fade
+from conftest import REPO, corpus_file, decode_in_a_fresh_process, run_fade, tar_of
 from fade.statistics import jpeg
 from fade.statistics.layouts import jpeg as fields
 
@@ -242,18 +242,6 @@ def test_the_default_codes_an_icc_profiles_tables_as_numbers():
     assert len(archive) < 0.97 * len(before)
 
 
-def _tar(members: dict[str, bytes]) -> bytes:
-    import io
-    import tarfile
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
-
-
 def test_the_screen_finds_jpeg_photos_and_where_they_lie():
     """A photo the parser follows is the kind "jpeg" (sequential,
     progressive, gray with restart markers, cut short in its scan), so is a
@@ -275,7 +263,7 @@ def test_the_screen_finds_jpeg_photos_and_where_they_lie():
     frame = photo.index(b"\xff\xc0")
     deeper = photo[:frame + 4] + bytes([12]) + photo[frame + 5:]  # 12 bits a sample
     assert jpeg_spans(deeper) == [] and Screen.of(deeper).kind != "jpeg"
-    tar = _tar(photos)
+    tar = tar_of(photos)
     assert Screen.of(tar).kind == "jpeg"
     assert [end - start for start, end in jpeg_spans(tar)] == [len(p) for p in photos.values()]
     text = corpus_file("alice29.txt").read_bytes()[:3 * len(photo)]
@@ -303,7 +291,7 @@ def test_a_photo_is_coded_by_its_level_jpeg_model_and_back_in_a_fresh_process(tm
     import fade
     from fade.statistics.models import LEVEL_MODELS
     photo = corpus_file("testprog.jpg").read_bytes()
-    tar = _tar({"a.jpg": corpus_file("testorig.jpg").read_bytes(), "b.jpg": photo})
+    tar = tar_of({"a.jpg": corpus_file("testorig.jpg").read_bytes(), "b.jpg": photo})
     archives = {}
     for name, data in (("photo", photo), ("photos.tar", tar)):
         (tmp_path / name).write_bytes(data)
