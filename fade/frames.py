@@ -21,6 +21,7 @@ same for any `jobs`.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import io
@@ -42,7 +43,7 @@ from fade.format.container import (FRAME_TAG, HEAD, INDEX, INDEX_END, INDEX_TAG,
                                    pack_head, pack_index, pack_record, read_index, unpack_head,
                                    archive_length)  # noqa: F401 (readers of the container, for callers)
 from fade.format.headers import FRAMES, MAGIC, AnyHeader, Header
-from fade.pool import FramePool
+from fade.pool import FramePool, Whole
 from fade.single import Plan
 from fade.lockstep import StepTimings
 
@@ -115,23 +116,16 @@ def _frames(head: bytes, source: BinaryIO, size: int) -> Iterator[bytes]:
 
 
 def _cut_by_kind(frames: Iterator[bytes], model_of: Callable[[str], int | None] | None,
-                 size: int) -> Iterator[bytes]:
-    """Each of `frames` (of `size`) in the pieces fade.cuts.kind_pieces cuts
-    it into (`model_of`: Settings.kind_model), each first ended where a
-    photo starts that it would cut (fade.cuts.at_photos); or whole where
-    `model_of` is None (the settings pick no model by kind)."""
+                 size: int) -> Iterator[tuple[bytes, list[int]]]:
+    """Each of `frames` (of `size`) with the sizes of the pieces
+    fade.cuts.kind_pieces cuts it into (`model_of`: Settings.kind_model),
+    each frame first ended where a photo starts that it would cut
+    (fade.cuts.at_photos); or whole where `model_of` is None (the settings
+    pick no model by kind)."""
     if model_of is not None:
         frames = cuts.at_photos(frames, size)
     for frame in frames:
-        sizes = [len(frame)] if model_of is None else cuts.kind_pieces(frame, model_of)
-        if len(sizes) == 1:
-            yield frame
-            continue
-        view, start = memoryview(frame), 0
-        del frame
-        for size in sizes:
-            yield bytes(view[start:start + size])
-            start += size
+        yield frame, [len(frame)] if model_of is None else cuts.kind_pieces(frame, model_of)
 
 
 def default_jobs() -> int:
@@ -164,7 +158,10 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
     frame is a plain archive. Where the settings pick the statistics' model
     by what the bytes are (Settings.kind_model), each frame is cut again
     where its data changes kind (fade.cuts), so that each kind is coded by
-    its own model; an input of one kind is not cut.
+    its own model; an input of one kind is not cut. A frame whose pieces
+    share bytes (fade.cuts.shared) is coded whole too, beside them, and
+    the smaller is written (`_smaller`; an input of one frame written
+    whole is a plain archive, as if never cut).
 
     `settings.frame_size` None (the default) sizes the frames to the input
     and to the jobs (frame_size_for): the input is read ahead up to `jobs`
@@ -190,56 +187,113 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
     following = next(fixed, b"") if len(leading) == frame_size else b""
     if following and settings.threads is None:
         settings = dataclasses.replace(settings, threads=FRAME_THREADS)
-    # The frames of frame_size (two read), each cut again where its kind changes
+    # The frames of frame_size (two read), each with the pieces it is cut
+    # into where its kind changes
     model_of = settings.kind_model if settings.kind_model("text") is not None else None
-    pieces = _cut_by_kind(itertools.chain([leading], [following] if following else [], fixed),
+    groups = _cut_by_kind(itertools.chain([leading], [following] if following else [], fixed),
                           model_of, frame_size)
-    first = next(pieces, b"")
-    second = next(pieces, b"")
-    if second and (jobs > 1 or ray is not None) and "race_beside" not in keywords:
+    first, first_sizes = next(groups, (b"", [0]))
+    second = next(groups, None)
+    several = second is not None or len(first_sizes) > 1  # archives coded: more than one
+    if several and (jobs > 1 or ray is not None) and "race_beside" not in keywords:
         # the cores are busy with frames: the race's passes one at a time
         settings = dataclasses.replace(settings, race_beside=False)
     if announce is not None:
         announce(leading, dataclasses.replace(framing, by_kind=model_of is not None)
-                 if second else None)
+                 if several else None)
     del leading, following
     if show_plan is not None:
-        show_plan(settings.plan(len(first), first))
-    if not second:
+        show_plan(settings.plan(first_sizes[0], first[:first_sizes[0]]))
+    if not several:
         def report(done: int, total: int, bits: float) -> None:
             if progress is not None:
                 progress(done, bits)
         sink(single.compress_with(settings, first, report, profile))
         return len(first)
-    archive_id = hashlib.sha256(first).digest()[:8]
-    sink(pack_head(frame_size, archive_id))
-    written = HEAD.size
-    digest = hashlib.sha256()
-    frames: list[Frame] = []
-
-    def inputs() -> Iterator[bytes]:
-        yield first
-        yield second
-        yield from pieces
-
-    offset = 0
     options = {"settings": settings} if profile is None else {"settings": settings,
                                                                "profile": profile}
-    with FramePool("compress", options, jobs, ray) as pool:
-        for data, archive in pool.run(inputs(), progress):
-            if len(archive) > max_archive_size(len(data)):  # never: no method costs so much
-                raise FadeError(f"frame {len(frames)}: its archive is larger than the format "
-                                "allows")
-            digest.update(data)
-            frame = Frame(len(frames), offset, len(data), written + RECORD.size, len(archive),
-                          method_of(archive))
-            sink(pack_record(frame, archive_id))
-            sink(archive)
-            frames.append(frame)
-            offset += len(data)
-            written += RECORD.size + len(archive)
+    return _write_frames(itertools.chain([(first, first_sizes)],
+                                         [] if second is None else [second], groups),
+                         sink, FramePool("compress", options, jobs, ray), progress,
+                         frame_size, hashlib.sha256(first[:first_sizes[0]]).digest()[:8],
+                         alone=second is None)
+
+
+def _handed_over(groups: Iterator[tuple[bytes, list[int]]],
+                 plan: collections.deque[tuple[int, bool]]) -> Iterator[bytes | Whole]:
+    """What the pool codes of `groups` ((a frame, the sizes of its pieces)
+    each): each frame's pieces, after the frame Whole where they share bytes
+    (fade.cuts.shared); `plan` gets, as each frame is handed over, its
+    number of pieces and whether it is coded whole beside them."""
+    for frame, sizes in groups:
+        view, start, pieces = memoryview(frame), 0, []
+        for size in sizes:
+            pieces.append(frame if size == len(frame) else bytes(view[start:start + size]))
+            start += size
+        whole = len(sizes) > 1 and cuts.shared(frame, sizes)
+        plan.append((len(sizes), whole))
+        if whole:
+            yield Whole(frame, sizes)
+        del view, frame
+        yield from pieces
+
+
+def _write_frames(groups: Iterator[tuple[bytes, list[int]]], sink: Callable[[bytes], None],
+                  pool: FramePool, progress: Callable[[int, float | None], None] | None,
+                  frame_size: int, archive_id: bytes, alone: bool) -> int:
+    """`groups` ((a frame, the sizes of its pieces) each) coded by `pool`
+    into `sink`: a frames archive of each frame's pieces or of the frame
+    whole, the smaller (`_smaller`); or, where the input is `alone` (one
+    frame) and written whole, its plain archive. Returns the input's size."""
+    written, offset = 0, 0
+    digest = hashlib.sha256()
+    frames: list[Frame] = []
+    plan: collections.deque[tuple[int, bool]] = collections.deque()
+    with pool:
+        coded = pool.run(_handed_over(groups, plan), progress)
+        for data, archive in coded:
+            count, whole = plan.popleft()
+            pieces = [] if whole else [(data, archive)]
+            pieces += [next(coded) for _ in range(count - len(pieces))]
+            chosen = pieces if count == 1 else \
+                _smaller((data, archive) if whole else None, pieces)
+            if alone and chosen is not pieces:  # the input whole: a plain archive
+                sink(archive)
+                return len(data)
+            if not written:
+                sink(pack_head(frame_size, archive_id))
+                written = HEAD.size
+            for data, archive in chosen:
+                if len(archive) > max_archive_size(len(data)):  # never: no method costs so much
+                    raise FadeError(f"frame {len(frames)}: its archive is larger than the "
+                                    "format allows")
+                digest.update(data)
+                frame = Frame(len(frames), offset, len(data), written + RECORD.size,
+                              len(archive), method_of(archive))
+                sink(pack_record(frame, archive_id))
+                sink(archive)
+                frames.append(frame)
+                offset += len(data)
+                written += RECORD.size + len(archive)
     sink(pack_index(frames, offset, digest.digest(), archive_id))
     return offset
+
+
+def _smaller(whole: tuple[bytes, bytes] | None,
+             pieces: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """A frame cut where its kind changes, as it is written: its `pieces`
+    ((bytes, archive) each), or the frame `whole` (its bytes and archive;
+    None where it was not coded whole: its pieces share no bytes,
+    fade.cuts.shared) where that takes no more bytes, records and all."""
+    import logging  # (-v's notes: loaded only here)
+
+    cut = sum(RECORD.size + len(archive) for _, archive in pieces)
+    one = None if whole is None else RECORD.size + len(whole[1])
+    logging.getLogger("fade").info(
+        "a frame cut where its kind changes: its %d pieces take %s bytes, %s: %s written",
+        len(pieces), f"{cut:,}", "they share no bytes, not coded whole" if one is None
+        else f"coded whole {one:,}", "they are" if one is None or cut < one else "the whole is")
+    return pieces if one is None or cut < one else [whole]
 
 
 def _check_frame_archive(frame: Frame, archive: bytes) -> Frame:

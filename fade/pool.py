@@ -24,7 +24,7 @@ import queue
 import re
 import signal
 import time
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from fade import single
 from fade.errors import CorruptArchiveError, FadeError
@@ -48,6 +48,16 @@ FramesProgress = Callable[[int, "float | None"], None]
 Report = Callable[[int, int], None]
 
 _progress_queue = None  # in a worker process: where its frames' progress goes
+
+
+class Whole(NamedTuple):
+    """A frame coded whole, handed over just before its pieces of `sizes`
+    (the next payloads, coded beside it: fade.frames): each piece counts as
+    done half its bytes and the whole the rest, so that the progress moves
+    with the work."""
+
+    data: bytes
+    sizes: list[int]
 
 
 def _worker_start(progress_queue) -> None:
@@ -232,6 +242,7 @@ class FramePool:
         self._finished = 0  # bytes of the frames done (input for compress, output for decompress)
         self._partial: dict[int, int] = {}
         self._completed = 0  # frames done (they complete in order)
+        self._counted: dict[int, tuple[int, int]] = {}  # frames counted in part: (counted, bytes)
         self._progress: FramesProgress | None = None
         if ray is not None:
             self.backend = RayTasks(ray, kind, options)
@@ -245,13 +256,15 @@ class FramePool:
         """Frames handed over and not yet given out, at most."""
         return self.backend.jobs * (1 + QUEUE_PER_JOB)
 
-    def run(self, payloads: Iterable[bytes],
+    def run(self, payloads: Iterable[bytes | Whole],
             progress: FramesProgress | None) -> Iterator[tuple[bytes, bytes]]:
-        """(payload, result) for each payload, in order. If `payloads` fails,
-        the frames before the failure are still coded and given out first."""
+        """(payload, result) for each payload (a Whole's data), in order. If
+        `payloads` fails, the frames before the failure are still coded and
+        given out first."""
         self._progress = progress
         source = enumerate(payloads)
         waiting: collections.deque = collections.deque()
+        halves: list[int] = []  # what the last Whole's pieces still to come count
         while True:
             try:
                 number, payload = next(source)
@@ -261,6 +274,12 @@ class FramePool:
                 while waiting:
                     yield self._wait(*waiting.popleft())
                 raise
+            if isinstance(payload, Whole):
+                halves = [size // 2 for size in payload.sizes]
+                payload = payload.data
+                self._counted[number] = (len(payload) - sum(halves), len(payload))
+            elif halves:
+                self._counted[number] = (halves.pop(0), len(payload))
             waiting.append((number, payload, self.backend.submit(number, payload)))
             while waiting and (len(waiting) >= self.window or
                                self.backend.ready(waiting[0][2])):
@@ -275,7 +294,8 @@ class FramePool:
     def _report(self, number: int, done: int) -> None:
         if number < self._completed:  # a late report of a frame already counted
             return
-        self._partial[number] = done
+        counted, size = self._counted.get(number, (1, 1))
+        self._partial[number] = done * counted // size
         if self._progress is not None:
             self._progress(self._finished + sum(self._partial.values()), None)
 
@@ -286,7 +306,8 @@ class FramePool:
             raise FadeError(f"frame {number}: {result[0]}")
         self._partial.pop(number, None)
         self._completed = number + 1
-        self._finished += len(payload if self.kind == "compress" else result[0])
+        done = len(payload if self.kind == "compress" else result[0])
+        self._finished += self._counted.pop(number, (done, done))[0]
         if self._progress is not None:
             self._progress(self._finished + sum(self._partial.values()), None)
         return result[0]

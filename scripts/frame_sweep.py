@@ -7,7 +7,10 @@ For each frame size (and the whole input as one frame) prints the archive
 size, its cost against one frame, the number of frames (the work that can
 run in parallel) and the compression time with N jobs; first, the input as
 one piece, not cut where its kind changes (`fade.compress`: what the cuts
-of fade/cuts.py are measured against); the round trip of each archive is
+of fade/cuts.py are measured against), after the pieces the input would be
+cut into as one frame and what LZMA saves coding them whole
+(`cuts.saving`: where more than cuts.SHARED of the input, the frame is
+coded whole too). The round trip of each archive is
 checked in this process (unless --no-verify). Run it alone on the
 machine: the times are of one run each. `--frame-sizes ""`: the whole
 input only.
@@ -63,6 +66,13 @@ def main() -> int:
     sizes = [whole_size] + [size(s) for s in args.frame_sizes.split(",") if s.strip()]
     print(f"{args.file} ({len(data):,} bytes), level {args.level}, preset {args.preset}, "
           f"{jobs} jobs")
+    settings = fade.Settings(level=args.level, preset=args.preset)
+    if settings.kind_model("text") is not None:
+        pieces = cuts.kind_pieces(data, settings.kind_model)
+        saved = cuts.saving(data, pieces) if len(pieces) > 1 else 0
+        print(f"pieces where the kind changes (one frame): {pieces}; LZMA codes them whole in "
+              f"{saved:,} bytes fewer ({100 * saved / len(data):.3f}% of the input): "
+              f"{'coded whole too' if cuts.shared(data, pieces) else 'not coded whole'}")
     print("| frame size | frames | archive bytes | vs one frame | bits/byte | compress s |")
     print("|---:|---:|---:|---:|---:|---:|", flush=True)
     start = time.perf_counter()

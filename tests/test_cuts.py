@@ -11,7 +11,7 @@ import fade
 from fade import cuts, frames, single
 from fade.cuts import BLOCK, MIN_WINDOWS, WINDOW, Run, placed, smoothed
 
-from conftest import corpus_file, run_fade, tar_of
+from conftest import corpus_file, decode_in_a_fresh_process, run_fade, tar_of
 
 
 def _text() -> bytes:
@@ -252,3 +252,38 @@ def test_a_short_input_is_cut_where_its_photo_starts_and_ends(tmp_path):
     (tmp_path / "doc").unlink()
     assert run_fade("-d", "doc.fade", cwd=tmp_path).returncode == 0
     assert (tmp_path / "doc").read_bytes() == head + photo + tail
+
+
+def test_a_frame_whose_pieces_share_bytes_is_written_whole_where_smaller(tmp_path, monkeypatch):
+    """Cuts made small (windows of 16 KiB): text, compiled code and the
+    same text again share the text, which the pieces cannot use: the frame
+    is coded whole beside its pieces and, smaller, written as the plain
+    archive of the input uncut; text, code and other text share too little
+    to code whole (cuts.shared), and their pieces are written as before.
+    The progress moves with the work, to the input's size; a fresh process
+    decodes each archive."""
+    monkeypatch.setattr(cuts, "WINDOW", 16 << 10)
+    monkeypatch.setattr(cuts, "BLOCK", 1 << 10)
+    text, code = _text(), _code()[:96 << 10]
+    twice, other = text[:80_000] + code + text[:80_000], \
+        text[:80_000] + code + text[80_000:160_000]
+    settings = fade.Settings(level="fast")
+    archives = {}
+    for name, data in (("twice", twice), ("other", other)):
+        sizes = cuts.kind_pieces(data, settings.kind_model)
+        assert len(sizes) == 3, (name, sizes)
+        assert cuts.shared(data, sizes) == (name == "twice")
+        out, done = io.BytesIO(), []
+        frames.compress_stream(io.BytesIO(data), out.write, settings,
+                               progress=lambda bytes_done, bits: done.append(bytes_done))
+        archives[name] = out.getvalue(), data
+        assert done == sorted(done) and done[-1] == len(data)  # the work of both, as bytes
+    with monkeypatch.context() as never:  # the pieces alone, as without the guard
+        never.setattr(cuts, "shared", lambda data, sizes: False)
+        cut = io.BytesIO()
+        frames.compress_stream(io.BytesIO(twice), cut.write, settings)
+    assert len(_frame_models(cut.getvalue())) == 3
+    assert archives["twice"][0] == fade.compress(twice, settings)
+    assert len(archives["twice"][0]) < 0.8 * len(cut.getvalue())
+    assert len(_frame_models(archives["other"][0])) == 3
+    decode_in_a_fresh_process(tmp_path, archives)
