@@ -256,7 +256,7 @@ def _write_frames(groups: Iterator[tuple[bytes, list[int]]], sink: Callable[[byt
             pieces = [] if whole else [(data, archive)]
             pieces += [next(coded) for _ in range(count - len(pieces))]
             chosen = pieces if count == 1 else \
-                _smaller((data, archive) if whole else None, pieces)
+                _smaller((data, archive) if whole and archive else None, pieces)
             if alone and chosen is not pieces:  # the input whole: a plain archive
                 sink(archive)
                 return len(data)
@@ -284,14 +284,15 @@ def _smaller(whole: tuple[bytes, bytes] | None,
     """A frame cut where its kind changes, as it is written: its `pieces`
     ((bytes, archive) each), or the frame `whole` (its bytes and archive;
     None where it was not coded whole: its pieces share no bytes,
-    fade.cuts.shared) where that takes no more bytes, records and all."""
+    fade.cuts.shared, or its tables are above the memory limit) where that
+    takes no more bytes, records and all."""
     import logging  # (-v's notes: loaded only here)
 
     cut = sum(RECORD.size + len(archive) for _, archive in pieces)
     one = None if whole is None else RECORD.size + len(whole[1])
     logging.getLogger("fade").info(
         "a frame cut where its kind changes: its %d pieces take %s bytes, %s: %s written",
-        len(pieces), f"{cut:,}", "they share no bytes, not coded whole" if one is None
+        len(pieces), f"{cut:,}", "the frame not coded whole" if one is None
         else f"coded whole {one:,}", "they are" if one is None or cut < one else "the whole is")
     return pieces if one is None or cut < one else [whole]
 

@@ -54,7 +54,8 @@ class Whole(NamedTuple):
     """A frame coded whole, handed over just before its pieces of `sizes`
     (the next payloads, coded beside it: fade.frames): each piece counts as
     done half its bytes and the whole the rest, so that the progress moves
-    with the work."""
+    with the work. Where fade refuses to code it (its tables above the
+    memory limit, where its pieces' fit), its result is empty."""
 
     data: bytes
     sizes: list[int]
@@ -243,6 +244,7 @@ class FramePool:
         self._partial: dict[int, int] = {}
         self._completed = 0  # frames done (they complete in order)
         self._counted: dict[int, tuple[int, int]] = {}  # frames counted in part: (counted, bytes)
+        self._whole: set[int] = set()  # the Whole frames in flight
         self._progress: FramesProgress | None = None
         if ray is not None:
             self.backend = RayTasks(ray, kind, options)
@@ -277,6 +279,7 @@ class FramePool:
             if isinstance(payload, Whole):
                 halves = [size // 2 for size in payload.sizes]
                 payload = payload.data
+                self._whole.add(number)
                 self._counted[number] = (len(payload) - sum(halves), len(payload))
             elif halves:
                 self._counted[number] = (halves.pop(0), len(payload))
@@ -300,6 +303,10 @@ class FramePool:
             self._progress(self._finished + sum(self._partial.values()), None)
 
     def _complete(self, number: int, payload: bytes, status: str, result: list) -> bytes:
+        if number in self._whole:
+            self._whole.discard(number)
+            if status == "error":  # a refusal (FadeError): the frame is written in pieces
+                status, result = "ok", [b""]
         if status == "corrupt":
             raise CorruptArchiveError(f"frame {number}: {result[0]}")
         if status != "ok":

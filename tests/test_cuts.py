@@ -259,9 +259,10 @@ def test_a_frame_whose_pieces_share_bytes_is_written_whole_where_smaller(tmp_pat
     same text again share the text, which the pieces cannot use: the frame
     is coded whole beside its pieces and, smaller, written as the plain
     archive of the input uncut; text, code and other text share too little
-    to code whole (cuts.shared), and their pieces are written as before.
-    The progress moves with the work, to the input's size; a fresh process
-    decodes each archive."""
+    to code whole (cuts.shared), and their pieces are written as before,
+    as are those of a frame whose whole coding would need more memory than
+    the limit. The progress moves with the work, to the input's size; a
+    fresh process decodes each archive."""
     monkeypatch.setattr(cuts, "WINDOW", 16 << 10)
     monkeypatch.setattr(cuts, "BLOCK", 1 << 10)
     text, code = _text(), _code()[:96 << 10]
@@ -278,12 +279,17 @@ def test_a_frame_whose_pieces_share_bytes_is_written_whole_where_smaller(tmp_pat
                                progress=lambda bytes_done, bits: done.append(bytes_done))
         archives[name] = out.getvalue(), data
         assert done == sorted(done) and done[-1] == len(data)  # the work of both, as bytes
+    # Within 100 MB the pieces' tables fit (at most 78 MB) and the whole's not (112 MB)
+    limit = 100 << 20
     with monkeypatch.context() as never:  # the pieces alone, as without the guard
         never.setattr(cuts, "shared", lambda data, sizes: False)
         cut = io.BytesIO()
-        frames.compress_stream(io.BytesIO(twice), cut.write, settings)
+        frames.compress_stream(io.BytesIO(twice), cut.write, settings, memory_limit=limit)
     assert len(_frame_models(cut.getvalue())) == 3
     assert archives["twice"][0] == fade.compress(twice, settings)
     assert len(archives["twice"][0]) < 0.8 * len(cut.getvalue())
+    limited = io.BytesIO()
+    frames.compress_stream(io.BytesIO(twice), limited.write, settings, memory_limit=limit)
+    assert limited.getvalue() == cut.getvalue()
     assert len(_frame_models(archives["other"][0])) == 3
     decode_in_a_fresh_process(tmp_path, archives)
