@@ -290,11 +290,12 @@ def _smaller(whole: tuple[bytes, bytes] | None,
 
     cut = sum(RECORD.size + len(archive) for _, archive in pieces)
     one = None if whole is None else RECORD.size + len(whole[1])
+    kept = one is None or cut < one
     logging.getLogger("fade").info(
         "a frame cut where its kind changes: its %d pieces take %s bytes, %s: %s written",
         len(pieces), f"{cut:,}", "the frame not coded whole" if one is None
-        else f"coded whole {one:,}", "they are" if one is None or cut < one else "the whole is")
-    return pieces if one is None or cut < one else [whole]
+        else f"coded whole {one:,}", "they are" if kept else "the whole is")
+    return pieces if kept else [whole]
 
 
 def _check_frame_archive(frame: Frame, archive: bytes) -> Frame:
