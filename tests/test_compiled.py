@@ -5,18 +5,19 @@ sources or for another CPU is never taken."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from conftest import corpus_file
 from fade.config import StatisticsConfig
 from fade.statistics import compose
 from fade.statistics.ahead import compositions
-from fade.statistics.coding import Statistics, decode_file, encode_file
+from fade.statistics.coding import decode_file
 
 
 def test_the_install_compiled_every_composition_for_this_machine():
@@ -64,35 +65,59 @@ print(loaded)
     assert done.stdout.split("\n")[:2] == ["False", "[]"]
 
 
-def test_a_compiled_module_codes_what_numba_compiles(monkeypatch):
+def test_a_compiled_module_codes_what_numba_compiles_and_grown_weights_change_no_bit(tmp_path):
     """Model 0's module and numba's run-time code write the same stream, in
     file order and in lockstep (two sub-streams), and each decodes the
-    other's."""
+    other's: numba's with its weights' limit lowered from 2^30 to 20,000, so
+    that its 32-bit weights grow past it and are widened to 64 bits partway
+    through each stream (fade.statistics.state.GROWN; the module's never
+    are on 20 KB), in a fresh process with numba's cache empty."""
+    child = r"""
+import json, sys
+import numpy as np
+from fade.config import StatisticsConfig
+from fade.statistics import compose, kernels
+from fade.statistics.coding import Statistics, Tables, decode_file, encode_file
+data = open(sys.argv[1], "rb").read()[:20_000]
+config = StatisticsConfig(model=0).sized(len(data))
+lengths = np.array([12_000, 8_000])
+widened, widen = [], Tables.widened
+Tables.widened = lambda tables: widened.append(1) or widen(tables)
+
+def coded():
+    compose._LOADED.clear()
+    whole = encode_file(data, config)
+    lockstep = Statistics(config, lengths)
+    source = np.frombuffer(data, dtype=np.uint8)
+    for step in range(lengths.max()):
+        active = int((lengths > step).sum())
+        lockstep.encode(source[[step, 12_000 + step][:active]], None)
+    return whole, lockstep.finish()
+
+built = coded()
+kinds = [type(compose.predictor_for(0).encode_range).__name__]
+counts = [len(widened)]
+compose._compiled = lambda composition: None
+kernels.GROWN = 20_000
+by_numba = coded()
+kinds.append(type(compose.predictor_for(0).encode_range).__name__)
+counts.append(len(widened) - counts[0])
+assert decode_file(built[0], len(data), config) == data
+open(sys.argv[2], "wb").write(by_numba[0])
+print(json.dumps([built == by_numba, kinds, counts]))
+"""
     data = corpus_file("alice29.txt").read_bytes()[:20_000]
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    done = subprocess.run([sys.executable, "-c", child, str(corpus_file("alice29.txt")),
+                           str(tmp_path / "stream")], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    same, kinds, counts = json.loads(done.stdout)
+    assert kinds == ["builtin_function_or_method", "CPUDispatcher"]
+    # none widened by the module; numba's widened in both ways, once each
+    assert counts == [0, 2] and same
     config = StatisticsConfig(model=0).sized(len(data))
-    lengths = np.array([12_000, 8_000])
-
-    def coded() -> tuple[bytes, bytes]:
-        compose._LOADED.clear()
-        whole = encode_file(data, config)
-        lockstep = Statistics(config, lengths)
-        source = np.frombuffer(data, dtype=np.uint8)
-        for step in range(lengths.max()):
-            active = int((lengths > step).sum())
-            lockstep.encode(source[[step, 12_000 + step][:active]], None)
-        return whole, lockstep.finish()
-
-    built = coded()
-    assert type(compose.predictor_for(0).encode_range).__name__ == "builtin_function_or_method"
-    monkeypatch.setattr(compose, "_compiled", lambda composition: None)
-    by_numba = coded()
-    assert type(compose.predictor_for(0).encode_range).__name__ == "CPUDispatcher"
-    assert built == by_numba
-    assert decode_file(built[0], len(data), config) == data
-    monkeypatch.undo()
-    compose._LOADED.clear()
-    assert decode_file(by_numba[0], len(data), config) == data
-    compose._LOADED.clear()
+    assert decode_file((tmp_path / "stream").read_bytes(), len(data), config) == data
 
 
 @pytest.mark.parametrize("digest", ["source_digest", "cpu_digest"])

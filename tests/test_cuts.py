@@ -279,8 +279,8 @@ def test_a_frame_whose_pieces_share_bytes_is_written_whole_where_smaller(tmp_pat
                                progress=lambda bytes_done, bits: done.append(bytes_done))
         archives[name] = out.getvalue(), data
         assert done == sorted(done) and done[-1] == len(data)  # the work of both, as bytes
-    # Within 100 MB the pieces' tables fit (at most 78 MB) and the whole's not (112 MB)
-    limit = 100 << 20
+    # Within 84 MiB the pieces' tables fit (at most 78 MB) and the whole's not (94 MB)
+    limit = 84 << 20
     with monkeypatch.context() as never:  # the pieces alone, as without the guard
         never.setattr(cuts, "shared", lambda data, sizes: False)
         cut = io.BytesIO()

@@ -27,7 +27,6 @@ numba's cache (the user's cache folder, fade.statistics.kernels).
 from __future__ import annotations
 
 import contextlib
-from types import ModuleType
 from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
@@ -45,9 +44,10 @@ from fade.statistics.parts import (F_AUDIO, F_DNA, F_E8E9, F_IMAGE, F_JPEG, F_PI
 from fade.statistics.compose import predictor_for
 from fade.statistics.layouts.dna import dna_bits
 from fade.statistics.parts import F_RECORDS, F_TABLE
-from fade.statistics.state import (APM_KNOTS, C_HIGH, C_NEXT, C_POS, CHECK_FIRST, FIXED_INPUTS,
-                                   INPUTS, NETWORK_INPUT, context_inputs, final_sets, kind_inputs,
-                                   kind_sets, state_arrays)
+from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_GROWN, C_HIGH, C_NEXT, C_POS,
+                                   CHECK_FIRST, FIXED_INPUTS, GROWN, INPUTS, NETWORK_INPUT,
+                                   context_inputs, final_sets, kind_inputs, kind_sets,
+                                   state_arrays, step_bound)
 
 
 class Tables(NamedTuple):
@@ -121,7 +121,17 @@ class Tables(NamedTuple):
         # The final mixers' weights, each row: the average of the sets at first.
         tables.final[:] = 65536 // sets
         tables.run_map[:] = 1 << 31
+        # 32-bit weights where a step of each stream can never take one from
+        # below GROWN past 2^31 in a byte (fade.statistics.state.GROWN)
+        if 8 * streams * step_bound(config.mixer_rate) >= (1 << 31) - GROWN:
+            tables = tables.widened()
         return tables
+
+    def widened(self) -> "Tables":
+        """These tables with 64-bit weights, the same values (where a weight of
+        32 bits grew: C_GROWN; the coder's flag cleared)."""
+        self.coder[C_GROWN] = 0
+        return self._replace(weights=self.weights.astype(np.int64))
 
 
 KIND_WEIGHT = 8192  # each of the kind's inputs' weight at first (1/8)
@@ -171,14 +181,14 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
     short of the code length (what the coder holds back), the same on any
     CPU; `progress` is also called at each mark."""
     parts = MODEL_PARTS[config.model]
-    code = predictor_for(parts)
     head = _made_head(data, parts)
     if head:  # (F_PIXELS: coded before the bytes, dropped by the decoder)
         data, marks = head + data, np.asarray(marks, dtype=np.int64) + len(head)
         if progress is not None:
             progress = _shifted(progress, len(head))
-    tables = Tables.build(config, 1, len(data))
-    code.begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([len(data)], dtype=np.int64))
+    loop = _Loop(parts, Tables.build(config, 1, len(data)))
+    loop.code.begin_streams(loop.tables, np.zeros(1, dtype=np.int64),
+                            np.array([len(data)], dtype=np.int64))
     source = np.frombuffer(data, dtype=np.uint8)
     source = _changed(source, parts)
     out = np.zeros(len(data) + len(data) // 4 + 64, dtype=np.uint8)
@@ -190,16 +200,16 @@ def encode_file_marked(data: bytes, config: StatisticsConfig, marks: np.ndarray,
         stops = np.union1d(stops, [layout.start])
     begin = 0
     for end in [*stops[(stops > 0) & (stops < len(data))].tolist(), len(data)]:
-        if code.encode_range(tables, source, begin, end, out) > out.shape[0]:
+        if loop.encode(source, begin, end, out) > out.shape[0]:
             return None, bits
         if layout is not None and end == layout.start:
-            _begin_image(code, tables, layout, len(data))
-        bits[marks == end] = 8 * tables.coder[C_POS]
+            _begin_image(loop, layout, len(data))
+        bits[marks == end] = 8 * loop.tables.coder[C_POS]
         if progress is not None and (end % CHUNK == 0 or end == len(data) or end in marks):
-            progress(end, 8 * int(tables.coder[C_POS]))
+            progress(end, 8 * int(loop.tables.coder[C_POS]))
         begin = end
-    code.flush(tables.coder, out)
-    size = tables.coder[C_POS]
+    loop.code.flush(loop.tables.coder, out)
+    size = loop.tables.coder[C_POS]
     return (None if size > out.shape[0] else out[:size].tobytes()), bits
 
 
@@ -219,16 +229,16 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     encoder's stream ended (what finds the end of a statistics archive in a
     concatenation)."""
     parts = MODEL_PARTS[config.model]
-    code = predictor_for(parts)
     made = RAW_HEAD if parts & F_PIXELS else 0  # room for the header F_PIXELS makes
-    tables = Tables.build(config, 1, size + made)
-    code.begin_streams(tables, np.zeros(1, dtype=np.int64), np.array([size + made], dtype=np.int64))
+    loop = _Loop(parts, Tables.build(config, 1, size + made))
+    loop.code.begin_streams(loop.tables, np.zeros(1, dtype=np.int64),
+                            np.array([size + made], dtype=np.int64))
     out = np.zeros(size + made, dtype=np.uint8)
     payload = np.frombuffer(stream, dtype=np.uint8).copy()  # numba takes no read-only array
-    code.start_decoder(tables.coder, payload)
+    loop.code.start_decoder(loop.tables.coder, payload)
     first = 0
     if parts & F_IMAGE:
-        first = _decode_head(code, tables, payload, out[:size + made])
+        first = _decode_head(loop, payload, out[:size + made])
     if made:
         if first > made or image_layout(out[:first]) is None:
             raise CorruptArchiveError("the statistics stream is damaged: its image header "
@@ -239,13 +249,13 @@ def decode_prefix(stream: bytes, size: int, config: StatisticsConfig,
     size += made
     for begin in range(first, size, CHUNK):
         end = min(begin + CHUNK, size)
-        done = code.decode_range(tables, payload, out, begin, end)
+        done = loop.decode(payload, out, begin, end)
         if done < end:
             raise CorruptArchiveError(f"the statistics stream is damaged: a check failed, or "
                                       f"it ran out, after {done} of {size} bytes")
         if progress is not None:
-            progress(end, 8 * int(tables.coder[C_POS]))
-    used = int(tables.coder[C_POS])
+            progress(end, 8 * int(loop.tables.coder[C_POS]))
+    used = int(loop.tables.coder[C_POS])
     if used > len(stream):
         raise CorruptArchiveError(f"the statistics stream is truncated: it needs {used} bytes, "
                                   f"{len(stream)} are there")
@@ -292,12 +302,53 @@ def _shifted(progress: Callable[[int, int], None], made: int) -> Callable[[int, 
     return lambda done, bits: progress(max(done - made, 0), bits)
 
 
-def _begin_image(code: ModuleType, tables: Tables, layout: Layout, size: int) -> None:
-    code.begin_image(tables, 0, layout.start, min(layout.end, size), layout.stride, layout.row,
-                layout.pixel)
+class _Loop:
+    """A model's compiled loops over a file and its Tables, which it widens to
+    64-bit weights where a 32-bit weight grew (fade.statistics.state.GROWN)
+    and goes on from the byte after: numba's run-time code takes those (the
+    modules compiled at install are typed for 32-bit weights)."""
+
+    def __init__(self, parts: int, tables: Tables):
+        self.parts, self.tables = parts, tables
+        self.code = predictor_for(parts, ahead=tables.weights.itemsize == 4)
+
+    def encode(self, source: np.ndarray, begin: int, end: int, out: np.ndarray) -> int:
+        """Encode source[begin:end] into `out`: the coder's position in it."""
+        while True:
+            position = self.code.encode_range(self.tables, source, begin, end, out)
+            begin = self.grown()
+            if begin is None:
+                return position
+
+    def decode(self, payload: np.ndarray, out: np.ndarray, begin: int, end: int) -> int:
+        """Decode out[begin:end]: where it stopped (end unless damaged)."""
+        while True:
+            done = self.code.decode_range(self.tables, payload, out, begin, end)
+            if self.tables.coder[C_DAMAGED]:
+                return done
+            begin = self.grown()
+            if begin is None:
+                return done
+
+    def grown(self) -> int | None:
+        """Where the loop stopped for a weight that grew, the tables widened
+        for the rest; None where none did. (The lockstep asks after each
+        step, each stream's next byte, which it never stops in: Tables.build
+        keeps a step's weights below 2^31.)"""
+        at = int(self.tables.coder[C_GROWN])
+        if not at:
+            return None
+        self.tables = self.tables.widened()
+        self.code = predictor_for(self.parts, ahead=False)
+        return at
 
 
-def _decode_head(code: ModuleType, tables: Tables, payload: np.ndarray, out: np.ndarray) -> int:
+def _begin_image(loop: _Loop, layout: Layout, size: int) -> None:
+    loop.code.begin_image(loop.tables, 0, layout.start, min(layout.end, size), layout.stride,
+                          layout.row, layout.pixel)
+
+
+def _decode_head(loop: _Loop, payload: np.ndarray, out: np.ndarray) -> int:
     """F_IMAGE: decode out's bytes one at a time until those decoded give
     an image's layout (`image_layout` finds none from fewer bytes than its
     header), and start its pixels there; or until HEAD_LIMIT bytes (or
@@ -307,9 +358,9 @@ def _decode_head(code: ModuleType, tables: Tables, payload: np.ndarray, out: np.
     for done in range(limit):
         layout = image_layout(out[:done])
         if layout is not None:
-            _begin_image(code, tables, layout, size)
+            _begin_image(loop, layout, size)
             return done
-        if code.decode_range(tables, payload, out, done, done + 1) < done + 1:
+        if loop.decode(payload, out, done, done + 1) < done + 1:
             return done  # (damaged: decode_prefix finds it so)
     return limit
 
@@ -364,16 +415,16 @@ class Statistics:
     def __init__(self, config: StatisticsConfig, lengths: np.ndarray,
                  payload: bytes | None = None):
         lengths = np.asarray(lengths, dtype=np.int64)
-        self._tables = Tables.build(config, len(lengths), int(lengths.sum()))
-        self._code = predictor_for(MODEL_PARTS[config.model])
+        self._loop = _Loop(MODEL_PARTS[config.model],
+                           Tables.build(config, len(lengths), int(lengths.sum())))
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-        self._code.begin_streams(self._tables, starts, lengths)
-        self._coder = self._tables.coder
+        self._loop.code.begin_streams(self._loop.tables, starts, lengths)
+        self._coder = self._loop.tables.coder
         if payload is None:
             self._stream = np.zeros(1 << 16, dtype=np.uint8)
         else:
             self._stream = np.frombuffer(payload, dtype=np.uint8).copy()
-            self._code.start_decoder(self._coder, self._stream)
+            self._loop.code.start_decoder(self._coder, self._stream)
         self._empty = np.zeros((1, 0), dtype=np.int64)
 
     def encode(self, symbols: np.ndarray, probabilities: np.ndarray | None) -> None:
@@ -385,8 +436,10 @@ class Statistics:
             grown[:len(self._stream)] = self._stream
             self._stream = grown
         weights = self._empty if probabilities is None else network_weights(probabilities)
-        self._code.code_step(self._tables, self._stream,
-                             np.ascontiguousarray(symbols, dtype=np.uint8), weights, count, False)
+        self._loop.code.code_step(self._loop.tables, self._stream,
+                                  np.ascontiguousarray(symbols, dtype=np.uint8), weights, count,
+                                  False)
+        self._loop.grown()
 
     def decode(self, probabilities: np.ndarray | None, count: int | None = None) -> np.ndarray:
         """The next byte of each of the first `count` sub-streams (default: one
@@ -397,9 +450,11 @@ class Statistics:
                                       "model settings are not those the archive was made with")
         weights = self._empty if probabilities is None else network_weights(probabilities)
         symbols = np.zeros(count, dtype=np.uint8)
-        if self._code.code_step(self._tables, self._stream, symbols, weights, count, True) < count:
+        if self._loop.code.code_step(self._loop.tables, self._stream, symbols, weights, count,
+                                     True) < count:
             raise CorruptArchiveError("the statistics stream is damaged: a check failed, or it "
                                       "ran out (or the header is not the one it was made with)")
+        self._loop.grown()
         return symbols
 
     @property
@@ -409,5 +464,5 @@ class Statistics:
 
     def finish(self) -> bytes:
         """The encoded stream, complete."""
-        self._code.flush(self._coder, self._stream)
+        self._loop.code.flush(self._coder, self._stream)
         return self._stream[:self._coder[C_POS]].tobytes()

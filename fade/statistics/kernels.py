@@ -49,7 +49,7 @@ from numba.extending import intrinsic
 
 from fade.statistics.compose import source_digest
 from fade.statistics.logistic import RECIPROCAL, SQUASH, STRETCH  # noqa: F401 (the kinds')
-from fade.statistics.state import APM_KNOTS, INPUTS, NODES, SCRATCH_DOTS
+from fade.statistics.state import APM_KNOTS, GROWN, INPUTS, NODES, SCRATCH_DOTS
 
 _PACKAGE = Path(__file__).parent
 _STAMP = "fade-statistics.stamp"
@@ -325,6 +325,19 @@ def two_dots(inputs, weights, n, set_a, set_b):
     return max(min(dot_a >> 16, 2047), -2047), max(min(dot_b >> 16, 2047), -2047)
 
 
+@nb.njit(**JIT)
+def note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
+    """Two more weight sets under the final mixer: their outputs, kept as its inputs `place`
+    and `place` + 1, and their indices and probabilities at scratch[at:at + 4] for their update."""
+    dot_a, dot_b = two_dots(inputs, weights, n, set_a, set_b)
+    scratch[at] = set_a
+    scratch[at + 1] = set_b
+    scratch[at + 2] = squash(dot_a)
+    scratch[at + 3] = squash(dot_b)
+    scratch[SCRATCH_DOTS + place] = dot_a
+    scratch[SCRATCH_DOTS + place + 1] = dot_b
+
+
 # F_LAZY: a weight set whose output missed the bit by less than this (of 65536)
 # does not learn: about as small and faster (docs/history/statistics-0.11.md, "Models 75 and 76").
 LAZY_ERROR = 512
@@ -333,14 +346,28 @@ LAZY_ERROR = 512
 @nb.njit(**JIT)
 def learn(weights, inputs, n, weight_set, p, bit, rate, skip):
     """One weight set's step on the first n inputs, against its own output p;
-    none where p missed the bit by less than `skip` (F_LAZY; 0: never)."""
+    none where p missed the bit by less than `skip` (F_LAZY; 0: never).
+    True where a weight of 32 bits reached GROWN (fade.statistics.state)."""
     missed = (bit << 16) - p
     if -skip < missed < skip:
-        return
+        return False
     error = (missed >> 4) * rate
     w = weights[weight_set * INPUTS:weight_set * INPUTS + n]
+    largest = np.int64(0)
     for j in range(n):
-        w[j] += (inputs[j] * error) >> 16
+        value = w[j] + ((inputs[j] * error) >> 16)
+        w[j] = value
+        largest = max(largest, abs(value))
+    return weights.itemsize == 4 and largest >= GROWN
+
+
+@nb.njit(**JIT)
+def learn_two(weights, inputs, n, scratch, at, bit, rate, skip):
+    """`learn` for the two weight sets scratch[at] and scratch[at + 1], their
+    outputs at scratch[at + 2] and scratch[at + 3]: True where either grew."""
+    first = learn(weights, inputs, n, scratch[at], scratch[at + 2], bit, rate, skip)
+    second = learn(weights, inputs, n, scratch[at + 1], scratch[at + 3], bit, rate, skip)
+    return first or second
 
 
 @nb.njit(**JIT)

@@ -30,8 +30,8 @@ from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general
                                       note_byte, note_followers, second_nibble)
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, INLINED, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
-    apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, network_bits, squash,
-    two_dots, typed_once)
+    apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, learn_two, network_bits,
+    note_sets, squash, two_dots, typed_once)
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_LAYERS, F_LAZY, F_LINES, F_LOG,
@@ -62,8 +62,8 @@ from fade.statistics.layouts.markup import S_M_PLACE
 from fade.statistics.layouts.tables import S_FIELD, TABLE_FIELDS
 from fade.statistics.layouts.x86 import X86_PLACE_SETS
 from fade.statistics.state import (
-    APM3_BITS, APM_KNOTS, C_DAMAGED, C_POS, FINAL2_AT, FINAL_ROWS, FIXED_INPUTS, KIND_SETS,
-    LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT, P_KIND_INPUT, P_DNA_SETS,
+    APM3_BITS, APM_KNOTS, C_DAMAGED, C_GROWN, C_POS, FINAL2_AT, FINAL_ROWS, FIXED_INPUTS,
+    KIND_SETS, LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT, P_KIND_INPUT, P_DNA_SETS,
     P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS, P_TABLE_SETS,
     P_X86_SETS, SCRATCH_DOTS, SCRATCH_NODE, SET10, SET5, SET6, SETS5_AT, S_BASE, S_FOUND,
     S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN,
@@ -127,19 +127,6 @@ def _start_byte(tables, s, bits):
     streams[s, S_FOUND] = find_slots(nodes, bits, streams, s, scratch, parameters)
     if parts & F_RUNS:
         find_runs(streams, runs, scratch, parameters, s, bits)
-
-
-@_jit(JIT)
-def _note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
-    """Two more weight sets under the final mixer: their outputs, kept as its inputs `place`
-    and `place` + 1, and their indices and probabilities at scratch[at:at + 4] for their update."""
-    dot_a, dot_b = two_dots(inputs, weights, n, set_a, set_b)
-    scratch[at] = set_a
-    scratch[at + 1] = set_b
-    scratch[at + 2] = squash(dot_a)
-    scratch[at + 3] = squash(dot_b)
-    scratch[SCRATCH_DOTS + place] = dot_a
-    scratch[SCRATCH_DOTS + place + 1] = dot_b
 
 
 @_jit(INLINED)
@@ -254,20 +241,20 @@ def predict(tables, s, c0, bitpos, network):
             set4 = LAYER_SETS + 256 + streams[s, S_M_PLACE]
         if parts & F_JPEG:  # by the coefficient's neighbours instead, in a scan
             set3, set4 = jpeg_layers(tables.kind_state, parameters[P_IMAGE_SETS], set3, set4)
-        _note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
+        note_sets(scratch, 8, set3, set4, inputs, weights, n, 2)
         if parts & F_SETS and parts & F_IMAGE:  # by the plane and the pixel's place in
             set5 = MORE_SETS + streams[s, S_IMAGE_PHASE]  # its block; in its strip
             set6 = MORE_SETS + SET5 + streams[s, S_IMAGE_STRIP]
-            _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
+            note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
         elif parts & F_SETS:  # and two more: by order 2, hashed; by the match state and bit
             set5 = MORE_SETS + (context_hash(streams[s, S_HISTORY] & 0xFFFF, 51) & (SET5 - 1))
             set6 = MORE_SETS + SET5 + match_state * 8 + bitpos
-            _note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
+            note_sets(scratch, 20, set5, set6, inputs, weights, n, 4)
             if parts & F_WORDSET:  # two more: by the word so far, and set 1 learning slowly
                 kind = byte_kind(last)
                 word_sets = MORE_SETS + SET5 + SET6
                 set7 = word_sets + (min(streams[s, S_WORDLEN], 7) * 4 + kind) * 8 + bitpos
-                _note_sets(scratch, 26, set7, word_sets + WORD_SETS + set1, inputs, weights, n, 6)
+                note_sets(scratch, 26, set7, word_sets + WORD_SETS + set1, inputs, weights, n, 6)
                 if parts & F_SETS4:  # two more: by the last four bytes' kinds, by order 3
                     kinds = 0
                     for b in range(4):
@@ -276,10 +263,10 @@ def predict(tables, s, c0, bitpos, network):
                     set9 = base + kinds * 8 + bitpos
                     set10 = base + KIND_SETS + (
                         context_hash(streams[s, S_HISTORY] & 0xFFFFFF, 52) & (SET10 - 1))
-                    _note_sets(scratch, 12, set9, set10, inputs, weights, n, 8)
+                    note_sets(scratch, 12, set9, set10, inputs, weights, n, 8)
                     if parts & F_SETS5:  # two more: by the text's groups and its classes
                         set11, set12 = text_sets(streams, s, c0, bitpos, base + KIND_SETS + SET10)
-                        _note_sets(scratch, SETS5_AT, set11, set12, inputs, weights, n, 10)
+                        note_sets(scratch, SETS5_AT, set11, set12, inputs, weights, n, 10)
         scratch[SCRATCH_DOTS] = dot1
         scratch[SCRATCH_DOTS + 1] = dot2
         scratch[16] = (jpeg_final_row(tables.kind_state, c0) if parts & F_JPEG else c0) * \
@@ -364,27 +351,24 @@ def update(tables, s, c0, bitpos, bit, node):
         rate += rate >> 1
     skip = LAZY_ERROR if parts & F_LAZY else 0
     used = scratch[7]  # the inputs the mixer used
-    for k in range(2):
-        learn(weights, inputs, used, scratch[k], scratch[2 + k], bit, rate, skip)
+    # each pair of weight sets learns (their indices, then their outputs, in the scratch)
+    grown = learn_two(weights, inputs, used, scratch, 0, bit, rate, skip)
     if parts & F_LAYERS:
-        for k in range(2):  # the two further sets, each on its own output's error
-            learn(weights, inputs, used, scratch[8 + k], scratch[10 + k], bit, rate, skip)
+        grown |= learn_two(weights, inputs, used, scratch, 8, bit, rate, skip)
         final_learn(final, scratch, 16, parameters[P_SETS], bit, parameters[P_RATE])
         if parts & F_FINAL2:
             final_learn(final, scratch, FINAL2_AT, parameters[P_SETS], bit, parameters[P_RATE])
         if parts & F_SETS:
-            for k in range(2):
-                learn(weights, inputs, used, scratch[20 + k], scratch[22 + k], bit, rate, skip)
-        if parts & F_WORDSET:
-            learn(weights, inputs, used, scratch[26], scratch[28], bit, rate, skip)
-            learn(weights, inputs, used, scratch[27], scratch[29], bit, rate >> 2, skip)
+            grown |= learn_two(weights, inputs, used, scratch, 20, bit, rate, skip)
+        if parts & F_WORDSET:  # (its second set, set 1's again, learns slowly)
+            grown |= learn(weights, inputs, used, scratch[26], scratch[28], bit, rate, skip)
+            grown |= learn(weights, inputs, used, scratch[27], scratch[29], bit, rate >> 2, skip)
         if parts & F_SETS4:
-            for k in range(2):
-                learn(weights, inputs, used, scratch[12 + k], scratch[14 + k], bit, rate, skip)
+            grown |= learn_two(weights, inputs, used, scratch, 12, bit, rate, skip)
         if parts & F_SETS5:
-            for k in range(2):
-                learn(weights, inputs, used, scratch[SETS5_AT + k], scratch[SETS5_AT + 2 + k],
-                      bit, rate, skip)
+            grown |= learn_two(weights, inputs, used, scratch, SETS5_AT, bit, rate, skip)
+    if grown:  # (32-bit weights: the loop widens them after this byte)
+        tables.coder[C_GROWN] = 1
     target = bit << 16
     if parts & F_APM3:
         apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
@@ -566,12 +550,16 @@ def encode_range(tables, data, begin, end, out):
     first, encoding = np.int64(0), np.bool_(False)
     for i in range(begin, end):
         code_byte(tables, out, first, np.int64(data[i]), empty, encoding)
+        if coder[C_GROWN]:  # (a weight grew: stopped after the byte, C_GROWN says where)
+            coder[C_GROWN] = i + 1
+            break
     return coder[C_POS]
 
 
 @_jit(ALLOCATING)  # (its empty distribution)
 def decode_range(tables, payload, out, begin, end):
-    """Decode out[begin:end]; returns where it stopped (end unless damaged)."""
+    """Decode out[begin:end]; returns where it stopped (end unless damaged, or a
+    weight grew: C_GROWN, as encode_range's)."""
     coder = tables.coder
     empty = np.zeros(0, dtype=np.int64)
     first, decoding = np.int64(0), np.bool_(True)  # (as encode_range's)
@@ -579,6 +567,9 @@ def decode_range(tables, payload, out, begin, end):
         out[i] = code_byte(tables, payload, first, np.int64(0), empty, decoding)
         if coder[C_DAMAGED]:
             return i
+        if coder[C_GROWN]:
+            coder[C_GROWN] = i + 1
+            return i + 1
     return end
 
 

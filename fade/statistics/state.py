@@ -133,11 +133,29 @@ RECENT = 2 * 256  # F_RECORD, per stream: each byte value's last place, and the 
 # (fade.statistics.layouts).
 S_FIELDS = row_fields()
 
+# The mixer's weights are 32 bits (Tables.build: wherever they can stay so):
+# where a set's step takes one to GROWN (fade.statistics.kernels.learn),
+# the loop over the bytes stops after the byte (C_GROWN) and its caller widens
+# them to 64 bits (fade.statistics.coding.Tables.widened). A step moves a
+# weight by at most `step_bound`, so where 8 steps a stream and byte move it
+# less than 2^30, a weight that starts a byte below 2^30 ends it below 2^31:
+# the 32-bit weights hold exactly what 64 bits would, and code as fast again.
+GROWN = 1 << 30
+
+
+def step_bound(rate: int) -> int:
+    """The most one weight moves in one step at the mixer's `rate`: an
+    input of at most 2048 times an error of at most 4096 times 6x the rate,
+    over 65536, and 1 for the shift's rounding down."""
+    return (2048 * 4096 * 6 * rate >> 16) + 1
+
+
 # Coder state: low, high, code (decoder), position in the buffer, damage flag,
 # and the check: a hash of the bytes coded since the last check, their count,
-# and the count at which the next check falls.
-C_LOW, C_HIGH, C_CODE, C_POS, C_DAMAGED, C_HASH, C_COUNT, C_NEXT = range(8)
-C_FIELDS = 8
+# and the count at which the next check falls; then where a weight of 32 bits
+# grew too large (fade.statistics.kernels.learn: 0 where none did).
+C_LOW, C_HIGH, C_CODE, C_POS, C_DAMAGED, C_HASH, C_COUNT, C_NEXT, C_GROWN = range(9)
+C_FIELDS = 9
 # The check (fade.statistics.coder) comes after the first 256 bytes, then
 # after twice as many each time up to every 16 KiB: the low CHECK_BITS bits
 # of their hash at probability 1/2 each, about 0.04% of a 2-bits-a-byte
@@ -240,13 +258,13 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("state_maps", (MAX_CONTEXTS * 256,), np.uint32),  # per context, bit history -> p
         ("match_table", (1 << config.match_bits,), np.int64),  # hash -> position after it + 1
         ("match_map", (2 * 64,), np.uint32),  # (match length, expected bit) -> p
-        ("weights", (weight_sets(parts) * INPUTS,), np.int64),
+        ("weights", (weight_sets(parts) * INPUTS,), np.int32),  # (int64 where they grow)
         ("apm1", (256 * APM_KNOTS,), np.uint16),  # by c0
         ("apm2", (65536 * APM_KNOTS,), np.uint16),  # by the last byte and c0
         ("streams", (streams, S_FIELDS), np.int64),  # each stream's S_ fields
         ("buffer", (length,), np.uint8),  # every coded byte, the streams one after another
         ("known", (length,), np.uint8),  # 1 once coded
-        ("inputs", (INPUTS,), np.int64),  # the current bit's mixer inputs
+        ("inputs", (INPUTS,), np.int32),  # the current bit's mixer inputs (stretched)
         ("scratch", (SCRATCH_HASHES + MAX_CONTEXTS,), np.int64),
         ("parameters", (P_ACTIVE + len(active),), np.int64),  # the P_ fields
         # F_APM3's APM, then F_SSE's.
