@@ -6,14 +6,13 @@ sources or for another CPU is never taken."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import corpus_file
+from conftest import corpus_file, fade_env
 from fade.config import StatisticsConfig
 from fade.statistics import compose
 from fade.statistics.ahead import compositions
@@ -107,7 +106,7 @@ open(sys.argv[2], "wb").write(by_numba[0])
 print(json.dumps([built == by_numba, kinds, counts]))
 """
     data = corpus_file("alice29.txt").read_bytes()[:20_000]
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    env = fade_env({"NUMBA_CACHE_DIR": str(tmp_path / "numba")})
     done = subprocess.run([sys.executable, "-c", child, str(corpus_file("alice29.txt")),
                            str(tmp_path / "stream")], capture_output=True, text=True, env=env,
                           timeout=600)
