@@ -121,9 +121,10 @@ class Tables(NamedTuple):
         # The final mixers' weights, each row: the average of the sets at first.
         tables.final[:] = 65536 // sets
         tables.run_map[:] = 1 << 31
-        # 32-bit weights where a step of each stream can never take one from
-        # below GROWN past 2^31 in a byte (fade.statistics.state.GROWN)
-        if 8 * streams * step_bound(config.mixer_rate) >= (1 << 31) - GROWN:
+        # 32-bit weights where a byte of each stream can never take one from
+        # below GROWN past 2^31: 8 bits, each a step of every set at the most
+        # (a JPEG's padding learns one row in three sets; fade.statistics.state)
+        if 8 * sets * streams * step_bound(config.mixer_rate) >= (1 << 31) - GROWN:
             tables = tables.widened()
         return tables
 

@@ -137,9 +137,11 @@ S_FIELDS = row_fields()
 # where a set's step takes one to GROWN (fade.statistics.kernels.learn),
 # the loop over the bytes stops after the byte (C_GROWN) and its caller widens
 # them to 64 bits (fade.statistics.coding.Tables.widened). A step moves a
-# weight by at most `step_bound`, so where 8 steps a stream and byte move it
-# less than 2^30, a weight that starts a byte below 2^30 ends it below 2^31:
-# the 32-bit weights hold exactly what 64 bits would, and code as fast again.
+# weight by at most `step_bound`, and a bit steps a weight once for each set
+# whose row it is (a row can be several sets', as a JPEG's padding's), so
+# where 8 bits of such steps a stream move it less than 2^30, a weight that
+# starts a byte below 2^30 ends it below 2^31: the 32-bit weights hold
+# exactly what 64 bits would, and code faster.
 GROWN = 1 << 30
 
 
