@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from fade.statistics.parts import (
     F_APM3, F_AUDIO, F_BIGRAM, F_BLOCK, F_CHROMA, F_COLUMNS, F_DISTANT, F_DNA, F_E8E9, F_EXPECTED,
     F_FIELD_ORDER1, F_FIELD_ORDERS, F_FINAL2, F_GREEN, F_IMAGE, F_INDIRECT, F_JPEG, F_JPEG2,
-    F_LAYERS, F_LAZY, F_LENGTH, F_LINES, F_LOG, F_MARKUP, F_NUMBERS, F_OLS64, F_ORDERS, F_PIXELS,
-    F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNKEYS, F_RUNS, F_SETS, F_SETS4, F_SETS5,
-    F_SKIPGRAM, F_SOURCE, F_SPARSE, F_SPARSE2, F_SSE, F_STATES, F_STRIDE, F_SURE, F_SWAP, F_TABLE,
-    F_TEXT, F_TEXT2, F_TEXT3, F_TRIGRAM, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
+    F_LAYERS, F_LAZY, F_LENGTH, F_LINES, F_LOG, F_MARKUP, F_NUMBERS, F_OLS64, F_ORDER0, F_ORDERS,
+    F_PIXELS, F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNKEYS, F_RUNS, F_SEEN, F_SETS,
+    F_SETS4, F_SETS5, F_SKIPGRAM, F_SOURCE, F_SPARSE, F_SPARSE2, F_SSE, F_STATES, F_STRIDE, F_SURE,
+    F_SWAP, F_TABLE, F_TEXT, F_TEXT2, F_TEXT3, F_TRIGRAM, F_WORDS, F_WORDSET, F_X86, F_X86MORE)
 
 LEVELS = ("fast", "default", "max")
 # What fade.kinds.Screen says the bytes are; each level has a model for each.
@@ -213,7 +213,12 @@ BAND_MODELS = {model.kind: len(MODELS) + k for k, model in enumerate(BAND)}
 # Candidate models between releases, by name ("text-max-next": a model for
 # max's text to come), measured and never archived (docs/format.md, "Model
 # numbers"); their indices follow the band's.
-CANDIDATES: dict[str, Model] = {}
+CANDIDATES: dict[str, Model] = {
+    # fast's text: model 0 with bit-history states, a third APM, a faster
+    # start, a weight set by the contexts seen and an order-0 input (below
+    # lpaq1's bytes: docs/results.md, "fast's text below lpaq1's bytes")
+    "text-fast-next": Model("text", "fast", F_STATES | F_APM3 | F_RATE | F_SEEN | F_ORDER0, 2),
+}
 CANDIDATE_MODELS = {name: len(MODELS) + len(BAND) + k for k, name in enumerate(CANDIDATES)}
 # What is measured but never archived, at the indices after MODELS'.
 MEASURED = BAND + tuple(CANDIDATES.values())

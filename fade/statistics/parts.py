@@ -295,6 +295,14 @@ F_JPEG2 = 1 << 54
 # NUMBERS (with RECORD): the contexts of numbers in rows (NUMBERS on); in a
 # JPEG's scan they keep the hashes of the byte before it.
 F_NUMBERS = 1 << 55
+# SEEN: the second weight set chosen by how many contexts have seen the bit's
+# node (a bit history there), or by the match's length where one predicts,
+# and by the last byte's top three bits (lpaq1's choice), instead of by the
+# contexts found and the bit's position.
+F_SEEN = 1 << 56
+# ORDER0: where no match predicts, the match's input is an order-0
+# probability by c0 instead of nothing.
+F_ORDER0 = 1 << 57
 # What a part reads of another's, so that a model with it has the others too:
 # F_SURE F_STATES' bit-history states (older nodes keep seven bits there
 # instead), F_RUNKEYS F_RUNS' entries, F_TEXT F_WORDS' words, F_RECALL keeps
@@ -335,7 +343,7 @@ PART_NAMES = {F_BIGRAM: "F_BIGRAM", F_SKIPGRAM: "F_SKIPGRAM", F_SPARSE: "F_SPARS
               F_FINAL2: "F_FINAL2", F_DISTANT: "F_DISTANT", F_QUIET: "F_QUIET",
               F_RUNKEYS: "F_RUNKEYS", F_TEXT: "F_TEXT", F_TEXT2: "F_TEXT2",
               F_TEXT3: "F_TEXT3", F_SETS5: "F_SETS5", F_SURE: "F_SURE", F_JPEG: "F_JPEG",
-              F_JPEG2: "F_JPEG2", F_NUMBERS: "F_NUMBERS"}
+              F_JPEG2: "F_JPEG2", F_NUMBERS: "F_NUMBERS", F_SEEN: "F_SEEN", F_ORDER0: "F_ORDER0"}
 
 # The optional contexts in input order, each with the part that brings it:
 # after the shared ones and before the keyed ones.

@@ -35,9 +35,9 @@ from fade.statistics.kernels import (
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_LAYERS, F_LAZY, F_LINES, F_LOG,
-    F_MARKUP, F_NUMBERS, F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS, F_SETS4,
-    F_SETS5, F_SOURCE, F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS, F_WORDSET, F_X86,
-    F_X86MORE)
+    F_MARKUP, F_NUMBERS, F_ORDER0, F_QUIET, F_RATE, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SEEN,
+    F_SETS, F_SETS4, F_SETS5, F_SOURCE, F_SSE, F_STATES, F_SURE, F_TABLE, F_TEXT, F_TEXT3, F_WORDS,
+    F_WORDSET, F_X86, F_X86MORE)
 from fade.statistics.runs import find_runs, note_runs, run_inputs, runs_learn
 from fade.statistics.text import note_text3, text_contexts, text_sets
 from fade.statistics.records import note_line, note_record, record_contexts, record_kept, record_set
@@ -63,11 +63,11 @@ from fade.statistics.layouts.tables import S_FIELD, TABLE_FIELDS
 from fade.statistics.layouts.x86 import X86_PLACE_SETS
 from fade.statistics.state import (
     APM3_BITS, APM_KNOTS, C_DAMAGED, C_GROWN, C_POS, FINAL2_AT, FINAL_ROWS, FIXED_INPUTS,
-    KIND_SETS, LAYER_SETS, MORE_SETS, NETWORK_INPUT, P_ACTIVE, P_BITS, P_COUNT, P_KIND_INPUT,
-    P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE, P_RECORD_SETS, P_SETS,
-    P_TABLE_SETS, P_X86_SETS, SCRATCH_DOTS, SCRATCH_NODE, SET10, SET5, SET6, SETS5_AT, S_BASE,
-    S_FOUND, S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_SLOTS, S_WORDLEN,
-    WORD_SETS, kind_inputs)
+    KIND_SETS, LAYER_SETS, MAX_CONTEXTS, MORE_SETS, NETWORK_INPUT, ORDER0_AT, P_ACTIVE, P_BITS,
+    P_COUNT, P_KIND_INPUT, P_DNA_SETS, P_IMAGE_SETS, P_KEYED, P_MATCH_BITS, P_PARTS, P_RATE,
+    P_RECORD_SETS, P_SETS, P_TABLE_SETS, P_X86_SETS, SCRATCH_DOTS, SCRATCH_NODE, SET10, SET5, SET6,
+    SETS5_AT, S_BASE, S_FOUND, S_HISTORY, S_LENGTH, S_MATCH_LEN, S_MATCH_PTR, S_POSITION, S_SLOTS,
+    S_WORDLEN, WORD_SETS, kind_inputs)
 
 if "PARTS" not in globals():
     raise ImportError("fade.statistics.predictor is one model's code: "
@@ -137,6 +137,7 @@ def predict(tables, s, c0, bitpos, network):
     match_map, weights, apm1, apm2 = tables.match_map, tables.weights, tables.apm1, tables.apm2
     streams, buffer, inputs, scratch = tables.streams, tables.buffer, tables.inputs, tables.scratch
     parameters, apm3, final, run_map = tables.parameters, tables.apm3, tables.final, tables.run_map
+    parts = PARTS
     node = c0  # the node of the partial nibble, 1..15: a leading 1, then its bits
     if bitpos >= 4:
         node = (1 << (bitpos - 4)) | (c0 & ((1 << (bitpos - 4)) - 1))
@@ -161,10 +162,11 @@ def predict(tables, s, c0, bitpos, network):
             match_state = 1 + capped * 2 + bit
         else:
             streams[s, S_MATCH_LEN] = 0
+    if parts & F_ORDER0 and bucket == 0:
+        inputs[2] = STRETCH[match_map[ORDER0_AT + c0] >> 16]
     inputs[NETWORK_INPUT] = network
     n = FIXED_INPUTS
     count = parameters[P_COUNT]
-    parts = PARTS
     model_parts = parameters[P_PARTS]
     # The APMs' rows, asked for now: read after the mixing, they missed the cache.
     row2 = (streams[s, S_IMAGE_PREDICTED] if parts & F_IMAGE else last) * 256 + c0
@@ -189,12 +191,15 @@ def predict(tables, s, c0, bitpos, network):
     runs_on = parts & F_RUNS
     quiet = 1 if parts & F_QUIET else 0  # each context's inputs at half scale
     sure_at = FIXED_INPUTS + (4 if runs_on else 2) * count if parts & F_SURE else 0
+    seen = 0  # (F_SEEN) the contexts whose node has a bit history
     for k in range(count):
         i = parameters[P_ACTIVE + k]
         value = nodes[streams[s, S_SLOTS + i] * 16 + node]
         inputs[n] = STRETCH[value >> 16] >> quiet
         h = (value >> 8) & 255
         inputs[n + 1] = STRETCH[state_maps[i * 256 + h] >> 16] >> quiet if h else 0
+        if parts & F_SEEN and h:
+            seen += 1
         if runs_on:  # (model 3) its probability in the linear domain, after the runs below
             inputs[FIXED_INPUTS + 3 * count + k] = (np.int64(value >> 16) - 32768) >> (6 + quiet)
         if sure_at:  # (F_SURE) and where its history has seen one bit value only, again
@@ -225,6 +230,8 @@ def predict(tables, s, c0, bitpos, network):
         set2 = parameters[P_IMAGE_SETS] + tables.kind_state[J_SET]
     elif parts & F_RECORDS and record_kept(streams, s):  # by the column
         set2 = parameters[P_RECORD_SETS] + record_set(streams, s) * 8 + bitpos
+    elif parts & F_SEEN:  # by the contexts seen or the match, and the last byte's top bits
+        set2 = 1024 + min(seen if bucket == 0 else count + bucket, MAX_CONTEXTS) * 8 + (last >> 5)
     dot1, dot2 = two_dots(inputs, weights, n, set1, set2)
     if parts & F_LAYERS:
         # Two more weight sets, by the last byte and by the one before, and a
@@ -339,6 +346,8 @@ def update(tables, s, c0, bitpos, bit, node):
     last = streams[s, S_HISTORY] & 255
     adapt(direct, last * 256 + c0, bit, COUNTER_LIMIT)
     length = streams[s, S_MATCH_LEN]
+    if parts & F_ORDER0 and length == 0:  # (no match predicted the bit)
+        adapt(match_map, ORDER0_AT + c0, bit, STATE_LIMIT)
     if length > 0:
         predicted = np.int64(buffer[streams[s, S_MATCH_PTR]]) | 256
         expected = (predicted >> (7 - bitpos)) & 1

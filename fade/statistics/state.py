@@ -23,10 +23,10 @@ from fade.statistics.layouts.general import (  # noqa: F401 (the general fields,
     S_POSITION, S_RUN, S_RUN_BYTE, S_SLOTS, S_WORD, S_WORD2, S_WORD3, S_WORDLEN)
 from fade.statistics.models import MODEL_PARTS
 from fade.statistics.parts import (F_APM3, F_BLOCK, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG,
-                                   F_JPEG2, F_MARKUP, F_RECALL, F_RECORD, F_RECORDS, F_RUNS, F_SETS,
-                                   F_SETS4, F_SETS5, F_SSE, F_SURE, F_TABLE, F_WORDS, F_WORDSET,
-                                   F_X86, F_X86MORE, IMAGE_CONTEXTS, IMAGE_SHARED, MAX_CONTEXTS,
-                                   active_contexts)
+                                   F_JPEG2, F_MARKUP, F_ORDER0, F_RECALL, F_RECORD, F_RECORDS,
+                                   F_RUNS, F_SETS, F_SETS4, F_SETS5, F_SSE, F_SURE, F_TABLE,
+                                   F_WORDS, F_WORDSET, F_X86, F_X86MORE, IMAGE_CONTEXTS,
+                                   IMAGE_SHARED, MAX_CONTEXTS, active_contexts)
 
 
 class StatisticsConfig(Protocol):
@@ -91,6 +91,7 @@ NODES = 16  # a slot holds one nibble of one context: nodes 1..15, node 0 its ch
 SLOT_BYTES = 4 * NODES  # 64: one cache line
 FIXED_INPUTS = 5  # mixer inputs: bias, order 1, match (two), network; then two per context
 NETWORK_INPUT = 4  # the network's input, after the bias, order 1 and the match's two
+ORDER0_AT = 2 * 64  # F_ORDER0's probabilities by c0, in the match's map after its own
 # and (F_RUNS) two more per context, (F_SURE) one more, and the kind's (`kind_inputs`)
 
 
@@ -259,7 +260,8 @@ def state_arrays(config: StatisticsConfig, streams: int,
         ("direct", (256 * 256,), np.uint32),  # order 1, no hashing: an adaptive probability
         ("state_maps", (MAX_CONTEXTS * 256,), np.uint32),  # per context, bit history -> p
         ("match_table", (1 << config.match_bits,), np.int64),  # hash -> position after it + 1
-        ("match_map", (2 * 64,), np.uint32),  # (match length, expected bit) -> p
+        # (match length, expected bit) -> p; F_ORDER0's after them (ORDER0_AT), by c0
+        ("match_map", (ORDER0_AT + (256 if parts & F_ORDER0 else 0),), np.uint32),
         ("weights", (weight_sets(parts) * INPUTS,), np.int32),  # (int64 where they grow)
         ("apm1", (256 * APM_KNOTS,), np.uint16),  # by c0
         ("apm2", (65536 * APM_KNOTS,), np.uint16),  # by the last byte and c0
