@@ -205,7 +205,7 @@ def test_each_levels_text_model_is_smaller_than_the_level_belows():
 
 def test_fasts_text_candidate_codes_books_smaller_than_fasts_model():
     """text-fast-next (fade.statistics.models.CANDIDATES: F_SEEN's weight set,
-    F_ORDER0's input, states, a third APM, a faster start) against the model
+    F_ORDER0's input, states, a third APM, a faster start, F_LAZY) against the model
     fast writes for text today, on 40 KB of the book it was tuned on and 60 KB
     of one it was not (measured -2.1% and -1.2%; below lpaq1's bytes on whole
     books, docs/results.md)."""
