@@ -160,9 +160,10 @@ ARCHIVES = {
     # torch's own kernels: refused up front on machines unlike this one.
     "native": (TEXT, dict(SETTINGS, method="fade", groups=1, native=True)),
     "stored": (TEXT, dict(method="stored")),
-    # The statistics alone (level fast, format v6; model 0) and mixed with the
-    # network (the hybrid coding, two groups with their own statistics).
-    "statistics": (TEXT, dict(level="fast", method="statistics")),
+    # The statistics alone (level fast, format v6; model 0, fast's text model
+    # of fade 0.6 to 0.13) and mixed with the network (the hybrid coding, two
+    # groups with their own statistics).
+    "statistics": (TEXT, dict(level="fast", method="statistics", statistics_model=0)),
     # Each level's hybrid, with the level's text model (fade 0.11).
     "hybrid-default-text": (TEXT, dict(SETTINGS, level="default", method="fade", batch_size=8,
                                        groups=2)),
@@ -176,8 +177,9 @@ ARCHIVES = {
                                float_codec="huffman")),
     "floats-strong": (NPY.getvalue(), dict(SETTINGS, method="floats", float_mode="strong")),
     # Three frames of at most 4 KiB (format v7): text, random bytes (stored by
-    # the size floor), text; level fast, so the same bytes on every machine.
-    "frames": (FRAMED, dict(level="fast", frame_size=4096)),
+    # the size floor), text; level fast, so the same bytes on every machine
+    # (its texts by model 0, fast's until fade 0.13).
+    "frames": (FRAMED, dict(level="fast", frame_size=4096, statistics_model=0)),
 }
 
 # The statistics alone in file order, as each level writes them for each kind
@@ -194,8 +196,6 @@ VARIANTS = {("default", "image"): {"16": IMAGE16},
             ("default", "audio"): {"24": AUDIO24, "-apart": AUDIO_APART},
             ("default", "jpeg"): {"-progressive": JPEG_PROGRESSIVE}}
 for (_level, _kind), _number in LEVEL_MODELS.items():
-    if (_level, _kind) == ("fast", "text"):  # "statistics" above
-        continue
     for _variant, _data in {"": KIND_INPUTS[_kind], **VARIANTS.get((_level, _kind), {})}.items():
         ARCHIVES[f"statistics-{_level}-{_kind}{_variant}"] = (_data, dict(
             level=_level, method="statistics", statistics_model=_number))

@@ -16,6 +16,7 @@ import fade
 from fade import frames, members
 from fade.format import container
 from fade.errors import CorruptArchiveError, FadeError, FormatError
+from fade.statistics.models import LEVEL_MODELS
 
 from conftest import corpus_file
 
@@ -463,7 +464,8 @@ def test_one_settings_object_reaches_every_way_to_compress(tmp_path):
         fade.Settings.of(settings, no_such_setting=1)
     archive = fade.compress(data, single, statistics_model=1)
     assert fade.read_header(archive).statistics.model == 1 and fade.decompress(archive) == data
-    assert fade.read_header(fade.compress(data, single)).statistics.model == 0
+    assert fade.read_header(fade.compress(data, single)).statistics.model == \
+        LEVEL_MODELS[("fast", "text")]
     beyond = len(fade.statistics.MODELS)  # (the first number no model has)
     with pytest.raises(fade.FadeError, match=f"model = {beyond}"):
         fade.compress(data, single, statistics_model=beyond)

@@ -10,6 +10,7 @@ import pytest
 import fade
 from fade.format import archive
 from fade.lockstep import Layout
+from fade.statistics.models import LEVEL_MODELS
 
 from conftest import corpus_file
 
@@ -127,4 +128,5 @@ def test_settings_object_is_equivalent_to_keyword_arguments():
         fade.compress(data, preset_name="tiny", method="fade", batch_size=8)
     alone = fade.single.plan(len(data), level="fast")
     assert alone.model is None and alone.alone is not None
-    assert "statistics alone, model 0 (level fast)" in str(alone)
+    fast = LEVEL_MODELS[("fast", "text")]
+    assert f"statistics alone, model {fast} (level fast)" in str(alone)

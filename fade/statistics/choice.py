@@ -26,12 +26,12 @@ def for_kind(number: int, kind: str) -> int:
 
 def model_use(number: int) -> str | None:
     """What model `number` is for, in words ("x86 at max", "any bytes at
-    max, before fade 0.11"); None for a number outside the table."""
+    max, an older release's"); None for a number outside the table."""
     if not 0 <= number < len(MODELS):
         return None
     model = MODELS[number]
     return f"{model.kind or 'any bytes'} at {model.level}" + \
-        ("" if model.current else ", before fade 0.11")
+        ("" if model.current else ", an older release's")
 
 
 def model_level(number: int) -> str | None:

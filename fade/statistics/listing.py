@@ -25,8 +25,8 @@ def markdown_table() -> str:
 # its row), what the screen takes for it, and what its models know besides
 # the orders, the words and the match that every model has.
 KIND_ROWS = (
-    ("text", "text", "default and max: the words before, the line, column and brackets, "
-                     "bit-history states"),
+    ("text", "text", "bit-history states; default and max: the words before, the line, "
+                     "column and brackets"),
     ("table", "delimited tables", "the field's index, the field above, the delimiter found"),
     ("markup", "XML, HTML", "the tag, attribute and value; the text between tags apart"),
     ("log", "log lines", "the line's tokens as fields"),

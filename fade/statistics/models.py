@@ -6,7 +6,8 @@ level. An archive records a model by its number, its index in MODELS.
 Numbers are handed out by releases, never by experiments (docs/format.md,
 "Model numbers"): 0 to 3 are the models fade 0.6 to 0.10 wrote, 4 to 44
 those fade 0.11 writes, one for each level and kind, 45 to 47 fade
-0.12's for JPEG photos and 48 and 49 fade 0.13's; a released number
+0.12's for JPEG photos, 48 and 49 fade 0.13's and 50 fade 0.14's for
+text at fast; a released number
 keeps its parts and table size forever (tests/golden/models.txt freezes
 them). A candidate model between releases is named in CANDIDATES, never
 numbered: it is measured (`scripts/statistics_sweep.py --model NAME`) but
@@ -58,8 +59,8 @@ _JPEG_MORE = F_LAYERS | F_APM3 | F_RATE | F_SPARSE2 | F_RECORD | F_STRIDE | F_RE
     F_JPEG2
 
 MODELS: tuple[Model, ...] = (
-    # 0: fade 0.6 to 0.10's `fast`, and fade 0.11's `fast` for text
-    Model("text", "fast", 0, 2),
+    # 0: fade 0.6 to 0.10's `fast`, and fade 0.11 to 0.13's `fast` for text
+    Model("text", "fast", 0, 2, current=False),
     # 1: fade 0.8 to 0.10's `default` (its hybrid)
     Model("text", "default", _M1, 2, current=False),
     # 2: fade 0.9's `max`
@@ -192,6 +193,11 @@ MODELS: tuple[Model, ...] = (
     Model("jpeg", "default", _JPEG_MORE | F_NUMBERS, 2),
     # 49: max's, the default's parts
     Model("jpeg", "max", _JPEG_MORE | F_NUMBERS, 2),
+    # 50 (fade 0.14): `fast`'s for text, model 0 with bit-history states, a
+    # third APM, a faster start, a weight set by the contexts seen, an
+    # order-0 input and no step for a small miss (below lpaq1's bytes:
+    # docs/results.md, "fast's text below lpaq1's bytes")
+    Model("text", "fast", F_STATES | F_APM3 | F_RATE | F_SEEN | F_ORDER0 | F_LAZY, 2),
 )
 
 # Not archive models: what fade.kinds.colour_choice codes a colour image's
@@ -213,14 +219,7 @@ BAND_MODELS = {model.kind: len(MODELS) + k for k, model in enumerate(BAND)}
 # Candidate models between releases, by name ("text-max-next": a model for
 # max's text to come), measured and never archived (docs/format.md, "Model
 # numbers"); their indices follow the band's.
-CANDIDATES: dict[str, Model] = {
-    # fast's text: model 0 with bit-history states, a third APM, a faster
-    # start, a weight set by the contexts seen, an order-0 input and no step
-    # for a small miss (below lpaq1's bytes: docs/results.md, "fast's text
-    # below lpaq1's bytes")
-    "text-fast-next": Model("text", "fast",
-                            F_STATES | F_APM3 | F_RATE | F_SEEN | F_ORDER0 | F_LAZY, 2),
-}
+CANDIDATES: dict[str, Model] = {}
 CANDIDATE_MODELS = {name: len(MODELS) + len(BAND) + k for k, name in enumerate(CANDIDATES)}
 # What is measured but never archived, at the indices after MODELS'.
 MEASURED = BAND + tuple(CANDIDATES.values())
