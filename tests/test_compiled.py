@@ -1,7 +1,8 @@
 """The statistics' models compiled at install (fade.statistics.ahead): the
 install built one for every composition fade codes with, each codes the
-streams numba's compiler at run time makes, and a module built from other
-sources or for another CPU is never taken."""
+streams numba's compiler at run time makes (which compiles a model for its
+own parts alone), and a module built from other sources or for another CPU
+is never taken."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from fade.config import StatisticsConfig
 from fade.statistics import compose
 from fade.statistics.ahead import compositions
 from fade.statistics.coding import decode_file
+from fade.statistics.models import LEVEL_MODELS
 
 
 def test_the_install_compiled_every_composition_for_this_machine():
@@ -64,21 +66,29 @@ print(loaded)
     assert done.stdout.split("\n")[:2] == ["False", "[]"]
 
 
-def test_a_compiled_module_codes_what_numba_compiles_and_grown_weights_change_no_bit(tmp_path):
-    """Model 0's module and numba's run-time code write the same stream, in
-    file order and in lockstep (two sub-streams), and each decodes the
-    other's: numba's with its weights' limit lowered from 2^30 to 20,000, so
-    that its 32-bit weights grow past it and are widened to 64 bits partway
-    through each stream (fade.statistics.state.GROWN; the module's never
-    are on 20 KB), in a fresh process with numba's cache empty."""
+def test_numba_compiles_a_models_own_parts_and_codes_what_its_module_codes(tmp_path):
+    """Where numba compiles at run time (an edited checkout, a measured
+    model), in a fresh process with numba's cache empty: fast's text model
+    is compiled for its own parts (fade.statistics.compose), one
+    composition and none of the x86, image or DNA functions, and writes the
+    streams its module compiled at install writes, in file order and in
+    lockstep (two sub-streams), each decoding the other's: numba's with its
+    weights' limit lowered from 2^30 to 20,000, so that its 32-bit weights
+    grow past it and are widened to 64 bits partway through each stream
+    (fade.statistics.state.GROWN; the module's never are on 20 KB). Coding
+    machine code after it compiles a second composition and x86's functions
+    (so the check can see a compile); and numba's text stream decodes, from
+    the cache, in a process of its own."""
     child = r"""
 import json, sys
 import numpy as np
+from numba.core.registry import CPUDispatcher
 from fade.config import StatisticsConfig
-from fade.statistics import compose, kernels
+from fade.statistics import compose, dna, image, kernels, x86
 from fade.statistics.coding import Statistics, Tables, decode_file, encode_file
+from fade.statistics.models import LEVEL_MODELS, MODEL_PARTS
 data = open(sys.argv[1], "rb").read()[:20_000]
-config = StatisticsConfig(model=0).sized(len(data))
+config = StatisticsConfig(model=LEVEL_MODELS["fast", "text"]).sized(len(data))
 lengths = np.array([12_000, 8_000])
 widened, widen = [], Tables.widened
 Tables.widened = lambda tables: widened.append(1) or widen(tables)
@@ -93,30 +103,61 @@ def coded():
         lockstep.encode(source[[step, 12_000 + step][:active]], None)
     return whole, lockstep.finish()
 
+def compiled():
+    return {module.__name__.split(".")[-1]: sorted(
+        name for name, value in vars(module).items()
+        if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__
+        and value.signatures) for module in (dna, image, x86)}
+
+def compositions():
+    return len([name for name in sys.modules if name.startswith("fade.statistics.predictor")])
+
 built = coded()
-kinds = [type(compose.predictor_for(0).encode_range).__name__]
+kinds = [type(compose.predictor_for(MODEL_PARTS[config.model]).encode_range).__name__]
 counts = [len(widened)]
 compose._compiled = lambda composition: None
-kernels.GROWN = 20_000
+limit, kernels.GROWN = kernels.GROWN, 20_000
 by_numba = coded()
-kinds.append(type(compose.predictor_for(0).encode_range).__name__)
+kinds.append(type(compose.predictor_for(MODEL_PARTS[config.model]).encode_range).__name__)
 counts.append(len(widened) - counts[0])
 assert decode_file(built[0], len(data), config) == data
 open(sys.argv[2], "wb").write(by_numba[0])
-print(json.dumps([built == by_numba, kinds, counts]))
+text = [compositions(), compiled()]
+kernels.GROWN = limit
+machine = StatisticsConfig(table_bits=14, match_bits=12, model=LEVEL_MODELS["fast", "x86"])
+assert decode_file(encode_file(data[:3000], machine), 3000, machine) == data[:3000]
+print(json.dumps([built == by_numba, kinds, counts, text, [compositions(), compiled()]]))
+"""
+    again = r"""
+import sys
+from fade.config import StatisticsConfig
+from fade.statistics import compose
+compose._compiled = lambda composition: None
+from fade.statistics.coding import decode_file
+from fade.statistics.models import LEVEL_MODELS
+from fade.statistics.models import LEVEL_MODELS
+config = StatisticsConfig(model=LEVEL_MODELS["fast", "text"]).sized(20_000)
+print(decode_file(open(sys.argv[2], "rb").read(), 20_000, config)
+      == open(sys.argv[1], "rb").read()[:20_000])
 """
     data = corpus_file("alice29.txt").read_bytes()[:20_000]
+    args = [str(corpus_file("alice29.txt")), str(tmp_path / "stream")]
     env = fade_env({"NUMBA_CACHE_DIR": str(tmp_path / "numba")})
-    done = subprocess.run([sys.executable, "-c", child, str(corpus_file("alice29.txt")),
-                           str(tmp_path / "stream")], capture_output=True, text=True, env=env,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-c", child, *args], capture_output=True, text=True,
+                          env=env, timeout=600)
     assert done.returncode == 0, done.stderr
-    same, kinds, counts = json.loads(done.stdout)
+    same, kinds, counts, text, machine = json.loads(done.stdout)
     assert kinds == ["builtin_function_or_method", "CPUDispatcher"]
     # none widened by the module; numba's widened in both ways, once each
     assert counts == [0, 2] and same
-    config = StatisticsConfig(model=0).sized(len(data))
+    assert text == [1, {"dna": [], "image": [], "x86": []}]
+    assert machine[0] == 2 and "x86_contexts" in machine[1]["x86"]
+    assert machine[1]["image"] == machine[1]["dna"] == []
+    config = StatisticsConfig(model=LEVEL_MODELS["fast", "text"]).sized(len(data))
     assert decode_file((tmp_path / "stream").read_bytes(), len(data), config) == data
+    done = subprocess.run([sys.executable, "-c", again, *args], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.stdout.strip() == "True", done.stderr
 
 
 @pytest.mark.parametrize("digest", ["source_digest", "cpu_digest"])

@@ -55,20 +55,19 @@ def test_every_group_count_roundtrips_in_a_fresh_process(tmp_path, text, by_grou
     for groups, blob in by_groups.items():
         names.append(f"g{groups:02d}")
         (tmp_path / f"{names[-1]}.fade").write_bytes(blob)
-    # Default coder threads (one on a CPU), then one worker per group.
-    for flags in ((), ("-f", "--coder-threads", str(MAX_CODER_THREADS))):
-        result = run_fade("decompress", "-q", *flags, *(f"{n}.fade" for n in names),
-                          cwd=tmp_path)
-        assert result.returncode == 0, result.stderr.decode()
-        for name in names:
-            assert (tmp_path / name).read_bytes() == text, name
+    # With the default coder threads (one on a CPU); with others in the test below.
+    result = run_fade("decompress", "-q", *(f"{n}.fade" for n in names), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    for name in names:
+        assert (tmp_path / name).read_bytes() == text, name
 
 
 def test_archive_does_not_depend_on_coder_threads(text, by_groups):
     # Which worker codes which group changes no bit, with threads (one
-    # worker) or forked processes (several) alike; two runs are identical.
+    # worker) or forked processes (several, taking the groups evenly or not,
+    # one each) alike; two runs are identical. (Every count decodes: below.)
     most = by_groups[MAX_GROUPS]
-    for threads in range(1, MAX_CODER_THREADS + 1):
+    for threads in (1, 2, 3, 7, MAX_CODER_THREADS):
         assert fade.compress(text, groups=MAX_GROUPS, coder_threads=threads, **TINY) == most, \
             threads
     assert fade.compress(text, groups=3, coder_threads=2, **TINY) == by_groups[3]
@@ -86,17 +85,25 @@ def test_gpu_hand_off_through_the_dispatcher_thread_changes_nothing(text, by_gro
 
 
 def test_every_coder_thread_count_decodes_in_a_fresh_process(tmp_path, text, by_groups):
-    (tmp_path / "a.fade").write_bytes(by_groups[MAX_GROUPS])
+    """Every coder-thread count, each with another group count: the most
+    groups on one worker (a thread), groups shared unevenly among forked
+    workers (15 on 2 to 9 on 8), fewer groups than workers (8 on 9 to one
+    group on 16)."""
+    assert MAX_GROUPS == MAX_CODER_THREADS  # (the pairs below cover both ranges)
+    for groups, blob in by_groups.items():
+        (tmp_path / f"g{groups}.fade").write_bytes(blob)
     (tmp_path / "a").write_bytes(text)
     script = ("import sys, fade\n"
-              "blob, text = open('a.fade', 'rb').read(), open('a', 'rb').read()\n"
-              f"for threads in range(1, {MAX_CODER_THREADS} + 1):\n"
-              "    assert fade.decompress(blob, coder_threads=threads) == text, threads\n"
-              "print('decoded', threads)\n")
+              "text = open('a', 'rb').read()\n"
+              f"for groups in range(1, {MAX_GROUPS} + 1):\n"
+              f"    threads = {MAX_CODER_THREADS} + 1 - groups\n"
+              "    blob = open(f'g{groups}.fade', 'rb').read()\n"
+              "    assert fade.decompress(blob, coder_threads=threads) == text, groups\n"
+              "print('decoded', groups)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=fade_env(),
                             capture_output=True, timeout=600)
     assert result.returncode == 0, result.stderr.decode()
-    assert result.stdout.decode().strip() == f"decoded {MAX_CODER_THREADS}"
+    assert result.stdout.decode().strip() == f"decoded {MAX_GROUPS}"
 
 
 def test_cli_groups_and_coder_threads_need_no_flags_to_decode(tmp_path, text):

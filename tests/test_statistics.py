@@ -4,7 +4,6 @@ in a fresh one, the same archive every time, clean errors for damaged
 streams, the table of models and what each part pays."""
 
 
-import json
 import struct
 import subprocess
 import sys
@@ -483,64 +482,3 @@ def test_the_stale_cache_check_looks_where_numba_caches(tmp_path, where):
         assert sorted(root.rglob("*")) == copied  # nothing written beside the package
     assert (folder / kernels._STAMP).exists()
     assert any(folder.glob("kernels.squash-*.nbi"))
-
-
-def test_a_process_compiles_only_the_parts_its_models_have(tmp_path):
-    """Each model is compiled for its own parts (fade.statistics.compose)
-    where numba compiles at run time (an edited checkout, a measured model:
-    no module compiled at install is taken here): in
-    a fresh process with numba's cache empty, coding a text with fast's model
-    compiles one composition and none of the x86, image or DNA functions;
-    coding machine code after it compiles a second composition and x86's
-    functions (so the check can see a compile), and the first archive still
-    decodes, from the cache, in a process of its own."""
-    data = corpus_file("alice29.txt").read_bytes()[:3000]
-    (tmp_path / "text").write_bytes(data)
-    code = """
-import json
-import sys
-from numba.core.registry import CPUDispatcher
-from fade.config import StatisticsConfig
-from fade.statistics import compose, dna, image, x86
-from fade.statistics.coding import decode_file, encode_file
-compose._compiled = lambda composition: None
-from fade.statistics.models import LEVEL_MODELS
-
-def compiled():
-    return {module.__name__.split(".")[-1]: sorted(
-        name for name, value in vars(module).items()
-        if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__
-        and value.signatures) for module in (dna, image, x86)}
-
-def compositions():
-    return sorted(name for name in sys.modules if name.startswith("fade.statistics.predictor"))
-
-data = open("text", "rb").read()
-for kind in ("text", "x86"):
-    config = StatisticsConfig(table_bits=14, match_bits=12, model=LEVEL_MODELS["fast", kind])
-    stream = encode_file(data, config)
-    assert decode_file(stream, len(data), config) == data
-    print(json.dumps([kind, len(compositions()), compiled()]))
-    if kind == "text":
-        open("stream", "wb").write(stream)
-"""
-    env = {**fade_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, timeout=600, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    text, machine = (json.loads(line) for line in result.stdout.splitlines())
-    assert text == ["text", 1, {"dna": [], "image": [], "x86": []}]
-    assert machine[:2] == ["x86", 2] and "x86_contexts" in machine[2]["x86"]
-    assert machine[2]["image"] == machine[2]["dna"] == []
-    again = ("from fade.config import StatisticsConfig\n"
-             "from fade.statistics import compose\n"
-             "compose._compiled = lambda composition: None\n"
-             "from fade.statistics.coding import decode_file\n"
-             "from fade.statistics.models import LEVEL_MODELS\n"
-             "config = StatisticsConfig(table_bits=14, match_bits=12,"
-             " model=LEVEL_MODELS['fast', 'text'])\n"
-             "print(decode_file(open('stream', 'rb').read(), 3000, config)"
-             " == open('text', 'rb').read())")
-    result = subprocess.run([sys.executable, "-c", again], env=env, capture_output=True,
-                            text=True, timeout=600, cwd=tmp_path)
-    assert result.stdout.strip() == "True", result.stderr
