@@ -135,7 +135,6 @@ from fade.statistics import compose
 compose._compiled = lambda composition: None
 from fade.statistics.coding import decode_file
 from fade.statistics.models import LEVEL_MODELS
-from fade.statistics.models import LEVEL_MODELS
 config = StatisticsConfig(model=LEVEL_MODELS["fast", "text"]).sized(20_000)
 print(decode_file(open(sys.argv[2], "rb").read(), 20_000, config)
       == open(sys.argv[1], "rb").read()[:20_000])
