@@ -254,13 +254,14 @@ def network_runs(level: str | None, preset_given: bool, method: str, float_mode:
     or the screen may still code with the statistics alone): never with
     method statistics; with a preset and no level, the network alone;
     otherwise where the level (default: DEFAULT_LEVEL) runs one unasked or
-    the options ask for one (a preset or a model, method fade or floats,
-    float data)."""
+    the options ask for one (a preset or a model, method fade, float mode
+    strong; float mode fast codes float data with no network, and other
+    bytes as with float mode off)."""
     if method == "statistics":
         return False
     if level is None and preset_given:
         return True
-    asked = preset_given or method in ("fade", "floats") or float_mode != "off"
+    asked = preset_given or method == "fade" or float_mode == "strong"
     return LEVELS[level or DEFAULT_LEVEL].runs_network(asked)
 
 

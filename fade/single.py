@@ -26,15 +26,16 @@ from fade.config import (DEFAULT_LEVEL, DEFAULT_PRESET, MAX_THREADS, Level, Mode
                          StatisticsConfig, batch_size_for, check_memory, check_threads,
                          coder_threads_for, default_threads, format_bytes, groups_for,
                          level as named_level, network_runs, preset)
-from fade.device import check_replay, choose_profile, decode_device, device_name, resolve_device
+from fade.device import (DEVICES, check_replay, choose_profile, decode_device, device_name,
+                         resolve_device)
 from fade.errors import FadeError
 from fade.format.archive import COMPACT_OVERHEAD, pack, pack_floats, unpack
 from fade.format.headers import (FLOATS, FRAMES, LEARNED, METHODS, STATISTICS, AnyHeader,
-                                 FloatHeader, Header, StatisticsHeader, sha256)
+                                 Header, StatisticsHeader, sha256)
 from fade.lazy import torch
 from fade.lockstep import Layout, Progress, StepTimings, Stopped
 from fade.methods import Decoding
-from fade.methods.floats import unpack_nested
+from fade.methods import floats as float_method
 from fade.version import __version__
 
 # "auto": the learned model, unless the size floor (fade.floor) says it cannot win
@@ -197,29 +198,37 @@ class Settings:
         """What `plan` decides before it loads the network (no torch): a
         Plan of the statistics alone or of a compact method where no network
         runs (else None), the level, the Level and what the bytes are
-        (`screen`, where the caller has it: `screen_of` the same bytes)."""
+        (`screen`, where the caller has it: `screen_of` the same bytes).
+        Float mode fast plans as off: `compress` codes float data first."""
         if self.method not in METHOD_CHOICES:
             raise FadeError(f"unknown method {self.method!r} (choose from "
                             f"{', '.join(METHOD_CHOICES)})")
         if self.float_mode not in floats.MODES:
             raise FadeError(f"unknown float mode {self.float_mode!r} (choose from "
                             f"{', '.join(floats.MODES)})")
+        if self.method == FLOATS and self.float_mode == "off":
+            raise FadeError("method floats needs float mode fast or strong (--floats)")
+        if self.device not in DEVICES:
+            resolve_device(self.device)  # its error, without loading torch
         model, preset_name = self.model, self.preset
         if self.method == STATISTICS and (model is not None or preset_name):
             raise FadeError("method statistics is the level's statistics alone, in file "
                             "order: it takes no preset")
         level = self._level_name()
         chosen = named_level(level) if level is not None else None
-        if chosen is not None and chosen.preset is None and (model is not None or preset_name):
-            raise FadeError(f"level {level} runs no network: it takes no preset")
+        if chosen is not None and chosen.preset is None and (
+                model is not None or preset_name or self.method == LEARNED or
+                self.method in ("auto", FLOATS) and self.float_mode == "strong"):
+            raise FadeError(f"level {level} runs no network: it takes no preset, method fade "
+                            "or float mode strong")
+        if preset_name:
+            preset(preset_name)  # a wrong name is refused whatever runs
         if self.method in floor.DECODED_METHODS:  # neither the screen nor torch is needed
-            if preset_name:
-                preset(preset_name)  # a wrong name is still refused
             if model is not None:
                 model.validate()
             return Plan(length, level, compact=self.method), level, chosen, None
         if screen is None and data is not None and len(data) < floor.MIN_LEARNED_SIZE and \
-                self.method == "auto" and self.float_mode == "off" and chosen is not None and \
+                self.method == "auto" and self.float_mode != "strong" and chosen is not None and \
                 chosen.statistics is not None:  # too few for any model: unread (no numpy)
             alone = race.file_order(self._level_statistics(chosen, "text"), length)
             return Plan(length, level, alone=alone), level, chosen, None
@@ -239,7 +248,7 @@ class Settings:
         if chosen is not None and not network_runs(level, model is not None or bool(preset_name),
                                                    self.method, self.float_mode):
             return alone, level, chosen, screen
-        if screen is not None and self.method == "auto" and self.float_mode == "off" and \
+        if screen is not None and self.method == "auto" and self.float_mode != "strong" and \
                 not screen.network_may_pay:
             return alone, level, chosen, screen
         return None, level, chosen, screen
@@ -317,8 +326,6 @@ class Settings:
             if racing is not None and self.race_beside else 0
         check_memory(model, batch, self.memory_limit, mixing, length, groups, beside)
         coder_threads_for(1, self.coder_threads)  # a bad request fails here, before any work
-        if self.method == FLOATS and self.float_mode == "off":
-            raise FadeError("method floats needs float mode fast or strong (--floats)")
         return Plan(length, level, None, model, preset_name, mixing, device, device_name(device),
                     numerics, batch, groups, threads,
                     coder_threads_for(groups, self.coder_threads, device.type, os.cpu_count()),
@@ -384,12 +391,12 @@ def compress(data: bytes, settings: Settings | None = None, *,
 
     Float data: with `float_mode` "fast" or "strong", methods "auto" and
     "floats" look for floats (`dtype`: "auto" finds .npy and .safetensors
-    files by content, a type name reads a raw array, "none" never splits) and
-    write a "floats" archive: "fast" codes the exponents with `float_codec`
-    and keeps sign and mantissa raw; "strong" codes byte planes with the
-    network alone (a nested archive). "off" (the default) codes float data
-    as bytes. A broken container header counts as plain bytes.
-    """
+    files by content, a type name reads a raw array, "none" never splits; a
+    broken container header counts as plain bytes) and write a "floats"
+    archive: "fast" codes the exponents with `float_codec`, keeps sign and
+    mantissa raw and runs no network, at any level; "strong" codes byte
+    planes with the network alone (a nested archive), at a level with one.
+    "off" (the default) codes float data as bytes."""
     return compress_with(Settings.of(settings, **keywords), data, progress, profile)
 
 
@@ -421,8 +428,17 @@ def compress_with(settings: Settings, data: bytes, progress: Progress | None = N
 def _compress_planned(settings: Settings, data: bytes, progress: Progress | None,
                       timings: StepTimings | None, alone: race.Background | None,
                       screen: kinds.Screen | None) -> bytes:
+    method, found = settings.method, None
+    if method in ("auto", FLOATS) and settings.float_mode != "off":
+        settings._choose(len(data), None)  # a wrong option fails first, as in the plan
+        found = float_method.find(data, settings.dtype, required=method == FLOATS)
+    if found is not None and settings.float_mode == "fast":  # at any level; no network, no torch
+        archive = float_method.encode(data, *found, settings.float_codec, settings.device)
+        return _at_most_floor(data, archive, method, stored=True)
     plan = settings.plan(len(data), data, screen)
-    method = settings.method
+    if found is not None:
+        archive = _compress_planes(data, *found, settings, plan, progress, timings)
+        return _at_most_floor(data, archive, method, stored=True)
     # Where the bytes are not text, LZ matching may still win (numbers whose
     # digits repeat at any offset): method auto then writes the size floor's
     # smallest archive where it is smaller (docs/history/statistics-0.11.md, "The floor's
@@ -430,16 +446,6 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
     contest = plan.screen is not None and not plan.screen.is_text and not plan.screen.jpeg
     if plan.alone is not None:
         return _compress_alone(data, plan, method, settings.memory_limit, progress, contest)
-    if method in ("auto", FLOATS) and settings.float_mode != "off":
-        try:
-            found = floats.find(data, settings.dtype)
-        except floats.NotAContainer:
-            found = None
-        if found is not None:
-            archive = _compress_floats(data, *found, settings, plan, progress, timings)
-            return _at_most_floor(data, archive, method, stored=True)
-        if method == FLOATS:
-            raise FadeError("no float data found (use --dtype for a raw array)")
     if method not in ("auto", LEARNED):
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data):
@@ -502,22 +508,19 @@ def _compress_alone(data: bytes, plan: Plan, method: str, memory_limit: int | No
     return _at_most_floor(data, archive, method, contest=contest)
 
 
-def _compress_floats(data: bytes, source: str, segments: list, settings: Settings, plan: Plan,
-                     progress: Progress | None, timings: StepTimings | None) -> bytes:
-    """A "floats" archive; strong mode nests an archive of the byte planes
-    made by the network alone, with the plan's model and threads."""
-    if settings.float_mode == "fast":
-        segments, payload = floats.encode_fast(data, segments, settings.float_codec,
-                                               resolve_device(settings.device))
-    else:
-        nested = Settings(model=plan.model, preset=plan.preset,
-                          batch_size=settings.batch_size, device=settings.device,
-                          threads=plan.threads, seed=settings.seed, groups=settings.groups,
-                          coder_threads=settings.coder_threads,
-                          memory_limit=settings.memory_limit, native=settings.native,
-                          method="auto", dtype="none")
-        payload = compress_with(nested, floats.to_planes(data, segments), progress, timings)
-    return pack_floats(settings.float_mode, source, tuple(segments), data, payload)
+def _compress_planes(data: bytes, source: str, segments: list, settings: Settings,
+                     plan: Plan, progress: Progress | None,
+                     timings: StepTimings | None) -> bytes:
+    """A "floats" archive of mode strong: it nests an archive of the byte
+    planes made by the network alone, with the plan's model and threads."""
+    nested = Settings(model=plan.model, preset=plan.preset,
+                      batch_size=settings.batch_size, device=settings.device,
+                      threads=plan.threads, seed=settings.seed, groups=settings.groups,
+                      coder_threads=settings.coder_threads,
+                      memory_limit=settings.memory_limit, native=settings.native,
+                      method="auto", dtype="none")
+    payload = compress_with(nested, floats.to_planes(data, segments), progress, timings)
+    return pack_floats("strong", source, tuple(segments), data, payload)
 
 
 def _compress_learned(data: bytes, plan: Plan, seed: int, progress: Progress | None,
@@ -550,13 +553,7 @@ def read_header(archive: bytes) -> AnyHeader:
 def model_header(archive: bytes) -> Header | None:
     """The learned header that decoding `archive` runs the model with: its
     own, or a strong floats archive's nested one; None if no model runs."""
-    return _model_header(*unpack(archive))
-
-
-def _model_header(header: AnyHeader, payload: bytes) -> Header | None:
-    if isinstance(header, FloatHeader) and header.mode == "strong":
-        header = unpack_nested(payload)[0]
-    return header if isinstance(header, Header) else None
+    return float_method.learned_header(*unpack(archive))
 
 
 def check_archive(archive: bytes, memory_limit: int | None = None,
@@ -576,7 +573,7 @@ def _checked_model_header(header: AnyHeader, payload: bytes,
                           device: str) -> Header | None:
     if isinstance(header, StatisticsHeader):
         race.check_memory(header.statistics, header.original_size, memory_limit)
-    learned = _model_header(header, payload)
+    learned = float_method.learned_header(header, payload)
     if learned is not None and learned.original_size:
         check_memory(learned.model, learned.batch_size, memory_limit, learned.statistics,
                      learned.original_size, learned.groups)

@@ -1,3 +1,3 @@
 """The version of fade: recorded in every learned archive it writes (informational)."""
 
-__version__ = "0.14.0"
+__version__ = "0.15.0.dev0"

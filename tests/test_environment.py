@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import numpy as np
+
 import fade
 
 from conftest import REPO, corpus_file, fade_env
@@ -115,13 +117,19 @@ def _loads(tmp_path, *runs: list[str], module: str = "torch") -> bool:
 
 
 def test_torch_loads_only_where_a_network_runs(tmp_path):
-    """torch takes ~1 s of a fresh process's start (fade.lazy): level fast,
-    `info` and decoding statistics or compact archives never load it; a
-    network does. (Compressing with a forced compact method still does: its
-    device and thread settings are checked as for the network.)"""
+    """torch takes 1-3 s of a fresh process's start (fade.lazy): level fast,
+    a forced compact method, float data in fast mode (at any level), `info`
+    and decoding statistics, compact or floats archives never load it; a
+    network does."""
     (tmp_path / "t").write_bytes(corpus_file("alice29.txt").read_bytes()[:20_000])
+    samples = np.frombuffer(corpus_file("pydub-test1.wav").read_bytes()[44:20_044], "<i2")
+    np.save(tmp_path / "w.npy", samples.astype(np.float32) / 32768)
     assert not _loads(tmp_path, ["compress", "-q", "--level", "fast", "t"],
-                      ["info", "t.fade"], ["decompress", "-q", "-c", "t.fade"])
+                      ["info", "t.fade"], ["decompress", "-q", "-c", "t.fade"],
+                      ["compress", "-q", "--floats", "fast", "w.npy"],
+                      ["compress", "-q", "--method", "xz", "-o", "x.fade", "t"],
+                      ["decompress", "-q", "-f", "w.npy.fade"])
+    assert fade.read_header((tmp_path / "w.npy.fade").read_bytes()).method == "floats"
     assert not _loads(tmp_path, ["compress", "-q", "-f", "--level", "fast", "t"],
                       ["decompress", "-q", "-f", "t.fade"])
     (tmp_path / "t.fade").write_bytes(fade.compress(b"stored " * 100, method="xz"))

@@ -253,6 +253,24 @@ def test_floats_method_needs_float_data():
         fade.compress(b"12345", dtype="fp32", float_mode="fast")
 
 
+def test_fast_mode_codes_floats_at_every_level_and_strong_needs_a_network(checkpoint):
+    """Fast mode runs no network: at level fast too it writes the floats
+    archive of the other levels, and other bytes get the archive they get
+    with float mode off (not the hybrid). What needs a network (strong
+    mode, method fade) is refused at level fast, before any coding."""
+    archive = fade.compress(checkpoint, method="floats", float_mode="fast")
+    assert unpack(archive)[0].mode == "fast"
+    for level in ("fast", "default", "max"):
+        assert fade.compress(checkpoint, level=level, float_mode="fast") == archive, level
+    text = corpus_file("alice29.txt").read_bytes()[:20_000]
+    plain = fade.compress(text, float_mode="fast")
+    assert unpack(plain)[0].method == "statistics" and plain == fade.compress(text)
+    assert fade.compress(checkpoint, level="fast", method="floats", float_mode="fast") == archive
+    for method, mode in (("auto", "strong"), ("floats", "strong"), ("fade", "off")):
+        with pytest.raises(fade.FadeError, match="level fast runs no network"):
+            fade.compress(checkpoint, level="fast", method=method, float_mode=mode)
+
+
 # -- the CLI, in fresh processes -----------------------------------------------
 
 def _roundtrip(tmp_path, name, data, *args):

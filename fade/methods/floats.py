@@ -14,10 +14,11 @@ import zlib
 
 from fade import floats
 from fade.device import resolve_device
-from fade.errors import ChecksumMismatchError, CorruptArchiveError
-from fade.format.archive import COMPACT_LAYOUT, PREFIX_SIZE, method_named, unpack
+from fade.errors import ChecksumMismatchError, CorruptArchiveError, FadeError
+from fade.format.archive import COMPACT_LAYOUT, PREFIX_SIZE, method_named, pack_floats, unpack
 from fade.format.binary import U32, layout, sealed
-from fade.format.headers import FLOAT_FIELDS, FLOATS, SEGMENT_FIELDS, FloatHeader
+from fade.format.headers import (FLOAT_FIELDS, FLOATS, SEGMENT_FIELDS, AnyHeader, FloatHeader,
+                                 Header, Segment)
 from fade.methods.compact import read_head
 
 
@@ -56,6 +57,41 @@ def read(source, prefix: bytes, version: int, method: str,
     if len(data) != size or zlib.crc32(data) != crc:
         raise ChecksumMismatchError(_DAMAGED)
     return archive, data
+
+
+def find(data: bytes, dtype: str, required: bool = False
+         ) -> tuple[str, list[Segment]] | None:
+    """floats.find's (source, segments) for `data`; None for plain bytes,
+    a broken container header among them (a FadeError where `required`)."""
+    try:
+        found = floats.find(data, dtype)
+    except floats.NotAContainer:
+        found = None
+    if found is None and required:
+        raise FadeError("no float data found (use --dtype for a raw array)")
+    return found
+
+
+def encode(data: bytes, source: str, segments: list[Segment], codec: str,
+           device: str) -> bytes:
+    """A floats archive of mode fast: each float segment's exponents coded
+    with `codec` (floats.encode_fast), on the CPU unless `device` may be a
+    GPU and it codes top16 on BF16 (the same bytes); torch is loaded only
+    then."""
+    on_gpu = device != "cpu" and codec == "top16" and \
+        any(segment.type == "bf16" for segment in segments)
+    segments, payload = floats.encode_fast(data, segments, codec,
+                                           resolve_device(device) if on_gpu else None)
+    return pack_floats("fast", source, tuple(segments), data, payload)
+
+
+def learned_header(header: AnyHeader, payload: bytes) -> Header | None:
+    """The learned header that decoding an archive runs the model with:
+    its own (`header`), or a strong floats archive's nested one; None if
+    no model runs."""
+    if isinstance(header, FloatHeader) and header.mode == "strong":
+        header = unpack_nested(payload)[0]
+    return header if isinstance(header, Header) else None
 
 
 def unpack_nested(payload: bytes):
