@@ -20,7 +20,7 @@ from conftest import (corpus_file, fade_env)
 
 def test_a_hybrid_archive_beats_the_network_alone():
     text = corpus_file("alice29.txt").read_bytes()[:4_000]
-    settings = dict(preset_name="tiny", batch_size=8, threads=1, groups=2, method="fade")
+    settings = dict(preset_name="tiny", batch_size=16, threads=1, groups=2, method="fade")
     hybrid = fade.compress(text, level="default", **settings)
     network = fade.compress(text, **settings)
     assert fade.read_header(hybrid).coding == "hybrid"
