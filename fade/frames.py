@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator
 
-from fade import cuts, single
+from fade import cuts, floats, single
 
 from fade.config import format_bytes
 from fade.errors import CorruptArchiveError, FadeError, FormatError
@@ -178,6 +178,10 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
         head = read_exactly(source, limit)
         total = len(head) if len(head) < limit else None
         framing = Framing(frame_size_for(total, jobs), max(1, jobs), total, True)
+        if settings.method in ("auto", "floats") and settings.float_mode != "off" and \
+                floats.whole(head, settings.dtype):  # a tensor file is one frame
+            head += source.read()
+            framing = Framing(max(MIN_FRAME_SIZE, len(head)), 1, len(head), True)
     else:
         head, framing = b"", Framing(check_frame_size(frame_size), max(1, jobs), None, False)
     frame_size = framing.frame_size

@@ -271,6 +271,21 @@ def test_fast_mode_codes_floats_at_every_level_and_strong_needs_a_network(checkp
             fade.compress(checkpoint, level="fast", method=method, float_mode=mode)
 
 
+def test_a_tensor_file_is_one_frame_whatever_the_jobs(checkpoint, monkeypatch):
+    """compress_stream cuts an input into frames sized to it and the jobs
+    (fade.frames.frame_size_for; its least frame lowered to 4 KiB here, so
+    that two jobs would cut the checkpoint in two), which would leave the
+    header describing tensors past the first frame and the floats unfound.
+    With float mode on, a tensor file is read whole, one frame: the archive
+    is compress's."""
+    from fade import frames
+    monkeypatch.setattr(frames, "MIN_AUTO_FRAME", 4096)
+    assert frames.frame_size_for(len(checkpoint), 2) < len(checkpoint)
+    out = io.BytesIO()
+    frames.compress_stream(io.BytesIO(checkpoint), out.write, float_mode="fast", jobs=2)
+    assert out.getvalue() == fade.compress(checkpoint, float_mode="fast")
+
+
 # -- the CLI, in fresh processes -----------------------------------------------
 
 def _roundtrip(tmp_path, name, data, *args):

@@ -24,7 +24,8 @@ from fade.format.headers import Segment
 from fade.errors import CorruptArchiveError, FadeError
 from fade.floats import on_device
 from fade.floats.codecs import CODEC_NAMES, DECODERS, ENCODERS, SAMPLE, choose
-from fade.floats.formats import NotAContainer, detect, raw_segments
+from fade.floats.formats import (NPY_MAGIC, NotAContainer, detect, looks_like_safetensors,
+                                 raw_segments)
 from fade.floats.layout import (FLOAT_TYPES, bytes_of, merge, planes, planes_size, rest_size,
                                 split, unplane, words_of)
 
@@ -35,6 +36,15 @@ _U64 = struct.Struct("<Q")
 
 __all__ = ["CODEC_CHOICES", "DTYPE_CHOICES", "MODES", "NotAContainer", "decode_fast",
            "encode_fast", "find", "from_planes", "sigma_of", "to_planes"]
+
+
+def whole(head: bytes, dtype: str) -> bool:
+    """Whether an input that begins with `head` is found float data only
+    whole (`find` on all of it): a raw array (dtype a type name), or an
+    .npy or .safetensors header, which describes the tensors to the end."""
+    if dtype not in ("auto", "none"):
+        return True
+    return dtype == "auto" and (head.startswith(NPY_MAGIC) or looks_like_safetensors(head))
 
 
 def find(data: bytes, dtype: str = "auto") -> tuple[str, list[Segment]] | None:

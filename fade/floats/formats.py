@@ -126,7 +126,7 @@ def safetensors_segments(data: bytes) -> list[Segment] | None:
     return _with_gaps(len(data), tensors)
 
 
-def _looks_like_safetensors(data: bytes) -> bool:
+def looks_like_safetensors(data: bytes) -> bool:
     """A u64 header length that fits the file, then what looks like one JSON
     object (the format pads it with spaces)."""
     if len(data) < 10 or data[8:9] != b"{":
@@ -141,7 +141,7 @@ def detect(data: bytes) -> tuple[str, list[Segment]] | None:
     if data.startswith(NPY_MAGIC):
         segments = npy_segments(data)
         return None if segments is None else ("npy", segments)
-    if _looks_like_safetensors(data):
+    if looks_like_safetensors(data):
         segments = safetensors_segments(data)
         return None if segments is None else ("safetensors", segments)
     return None
