@@ -35,13 +35,13 @@ DTYPE_CHOICES = ("auto", "none") + tuple(FLOAT_TYPES)
 _U64 = struct.Struct("<Q")
 
 __all__ = ["CODEC_CHOICES", "DTYPE_CHOICES", "MODES", "NotAContainer", "decode_fast",
-           "encode_fast", "find", "from_planes", "sigma_of", "to_planes"]
+           "encode_fast", "find", "from_planes", "sigma_of", "to_planes", "whole"]
 
 
 def whole(head: bytes, dtype: str) -> bool:
-    """Whether an input that begins with `head` is found float data only
-    whole (`find` on all of it): a raw array (dtype a type name), or an
-    .npy or .safetensors header, which describes the tensors to the end."""
+    """Whether an input that begins with `head` must be read whole for
+    `find` to find its floats: a raw array (dtype a type name), or an .npy
+    or .safetensors header, which describes the tensors to the file's end."""
     if dtype not in ("auto", "none"):
         return True
     return dtype == "auto" and (head.startswith(NPY_MAGIC) or looks_like_safetensors(head))
