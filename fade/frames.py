@@ -178,8 +178,7 @@ def compress_stream(source: BinaryIO, sink: Callable[[bytes], None],
         head = read_exactly(source, limit)
         total = len(head) if len(head) < limit else None
         framing = Framing(frame_size_for(total, jobs), max(1, jobs), total, True)
-        if settings.method in ("auto", "floats") and settings.float_mode != "off" and \
-                floats.whole(head, settings.dtype):  # a tensor file is one frame
+        if settings.seeks_floats and floats.whole(head, settings.dtype):  # one frame
             head += source.read()
             framing = Framing(max(MIN_FRAME_SIZE, len(head)), 1, len(head), True)
     else:

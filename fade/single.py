@@ -154,6 +154,11 @@ class Settings:
         return self.frame_size is not None or self.jobs != 1 or self.ray is not None
 
     @property
+    def seeks_floats(self) -> bool:
+        """Whether compressing looks for float data (methods auto and floats, float mode on)."""
+        return self.method in ("auto", FLOATS) and self.float_mode != "off"
+
+    @property
     def runs_network(self) -> bool:
         """Whether compressing with these settings may run a network."""
         return network_runs(self.level, self.model is not None or bool(self.preset),
@@ -429,7 +434,7 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
                       timings: StepTimings | None, alone: race.Background | None,
                       screen: kinds.Screen | None) -> bytes:
     method, found = settings.method, None
-    if method in ("auto", FLOATS) and settings.float_mode != "off":
+    if settings.seeks_floats:
         settings._choose(len(data), None)  # a wrong option fails first, as in the plan
         found = float_method.find(data, settings.dtype, required=method == FLOATS)
     if found is not None and settings.float_mode == "fast":  # at any level; no network, no torch
@@ -508,11 +513,9 @@ def _compress_alone(data: bytes, plan: Plan, method: str, memory_limit: int | No
     return _at_most_floor(data, archive, method, contest=contest)
 
 
-def _compress_planes(data: bytes, source: str, segments: list, settings: Settings,
-                     plan: Plan, progress: Progress | None,
-                     timings: StepTimings | None) -> bytes:
-    """A "floats" archive of mode strong: it nests an archive of the byte
-    planes made by the network alone, with the plan's model and threads."""
+def _compress_planes(data: bytes, source: str, segments: list, settings: Settings, plan: Plan,
+                     progress: Progress | None, timings: StepTimings | None) -> bytes:
+    """A strong "floats" archive: the byte planes' archive nested (the plan's network alone)."""
     nested = Settings(model=plan.model, preset=plan.preset,
                       batch_size=settings.batch_size, device=settings.device,
                       threads=plan.threads, seed=settings.seed, groups=settings.groups,

@@ -24,8 +24,7 @@ from fade.format.headers import Segment
 from fade.errors import CorruptArchiveError, FadeError
 from fade.floats import on_device
 from fade.floats.codecs import CODEC_NAMES, DECODERS, ENCODERS, SAMPLE, choose
-from fade.floats.formats import (NPY_MAGIC, NotAContainer, detect, looks_like_safetensors,
-                                 raw_segments)
+from fade.floats.formats import NotAContainer, container, detect, raw_segments
 from fade.floats.layout import (FLOAT_TYPES, bytes_of, merge, planes, planes_size, rest_size,
                                 split, unplane, words_of)
 
@@ -44,7 +43,7 @@ def whole(head: bytes, dtype: str) -> bool:
     or .safetensors header, which describes the tensors to the file's end."""
     if dtype not in ("auto", "none"):
         return True
-    return dtype == "auto" and (head.startswith(NPY_MAGIC) or looks_like_safetensors(head))
+    return dtype == "auto" and container(head) is not None
 
 
 def find(data: bytes, dtype: str = "auto") -> tuple[str, list[Segment]] | None:

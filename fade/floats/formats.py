@@ -126,7 +126,7 @@ def safetensors_segments(data: bytes) -> list[Segment] | None:
     return _with_gaps(len(data), tensors)
 
 
-def looks_like_safetensors(data: bytes) -> bool:
+def _looks_like_safetensors(data: bytes) -> bool:
     """A u64 header length that fits the file, then what looks like one JSON
     object (the format pads it with spaces)."""
     if len(data) < 10 or data[8:9] != b"{":
@@ -135,13 +135,19 @@ def looks_like_safetensors(data: bytes) -> bool:
     return 2 <= length <= len(data) - 8 and data[8:8 + length].rstrip(b" ").endswith(b"}")
 
 
+def container(head: bytes) -> str | None:
+    """"npy" or "safetensors" where `head`, a file's first bytes, starts as
+    one does; else None."""
+    if head.startswith(NPY_MAGIC):
+        return "npy"
+    return "safetensors" if _looks_like_safetensors(head) else None
+
+
 def detect(data: bytes) -> tuple[str, list[Segment]] | None:
     """(source, segments) for an .npy or .safetensors file with float data;
     None for anything else. NotAContainer when a header is broken."""
-    if data.startswith(NPY_MAGIC):
-        segments = npy_segments(data)
-        return None if segments is None else ("npy", segments)
-    if looks_like_safetensors(data):
-        segments = safetensors_segments(data)
-        return None if segments is None else ("safetensors", segments)
-    return None
+    source = container(data)
+    if source is None:
+        return None
+    segments = (npy_segments if source == "npy" else safetensors_segments)(data)
+    return None if segments is None else (source, segments)
