@@ -75,10 +75,10 @@ def test_numba_compiles_a_models_own_parts_and_codes_what_its_module_codes(tmp_p
     lockstep (two sub-streams), each decoding the other's: numba's with its
     weights' limit lowered from 2^30 to 20,000, so that its 32-bit weights
     grow past it and are widened to 64 bits partway through each stream
-    (fade.statistics.state.GROWN; the module's never are on 20 KB). Coding
-    machine code after it compiles a second composition and x86's functions
-    (so the check can see a compile); and numba's text stream decodes, from
-    the cache, in a process of its own."""
+    (fade.statistics.state.GROWN; the module's never are on 20 KB). Loading
+    fast's model for machine code after it adds a second composition, and
+    hashing its contexts compiles x86's (so the checks can see both); and
+    numba's text stream decodes, from the cache, in a process of its own."""
     child = r"""
 import json, sys
 import numpy as np
@@ -125,7 +125,9 @@ open(sys.argv[2], "wb").write(by_numba[0])
 text = [compositions(), compiled()]
 kernels.GROWN = limit
 machine = StatisticsConfig(table_bits=14, match_bits=12, model=LEVEL_MODELS["fast", "x86"])
-assert decode_file(encode_file(data[:3000], machine), 3000, machine) == data[:3000]
+compose.predictor_for(MODEL_PARTS[machine.model])
+tables = Tables.build(machine, 1, 3000)
+x86.x86_contexts(tables.scratch, tables.streams, 0)
 print(json.dumps([built == by_numba, kinds, counts, text, [compositions(), compiled()]]))
 """
     again = r"""
