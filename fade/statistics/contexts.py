@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, context_hash, find_slot, prefetch, slot_base
+from fade.statistics.kernels import JIT, context_hash, find_slot, prefetch, slot_base, unsigned
 from fade.statistics.parts import (BIGRAM, EXPECTED, F_EXPECTED, F_INDIRECT, F_ORDERS,
                                    F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, KEYED, ORDER5,
                                    ORDER8, SHARED, SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
@@ -137,7 +137,7 @@ def find_slots(nodes, bits, streams, s, scratch, parameters):
     for k in range(count):
         i = parameters[P_ACTIVE + k]
         slot, seen = find_slot(nodes, bits, scratch[SCRATCH_HASHES + i])
-        streams[s, S_SLOTS + i] = slot
+        streams[s, unsigned(S_SLOTS + i)] = slot
         if i < SHARED or i >= SHARED + KEYED:
             found += seen
     return found

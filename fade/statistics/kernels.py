@@ -139,6 +139,18 @@ ALLOCATING = dict(nogil=True, cache=True, boundscheck=False)
 JIT = dict(ALLOCATING, _nrt=False)
 INLINED = dict(JIT, inline="always")
 
+
+
+@nb.njit(**JIT)
+def unsigned(index):
+    """`index`, never negative, as numba reads an array at it as it is: at a
+    signed index it first adds the array's length where that is negative,
+    instructions in the path of every load from the tables (the default's
+    text loop 1.2x faster without them: docs/results.md, "Indices as they
+    are")."""
+    return np.uint64(index)
+
+
 COUNTER_LIMIT = 255  # adaptive probabilities slow down to 1/256.5
 STATE_LIMIT = 1023  # bit-history maps slow down to 1/1024.5
 
@@ -197,7 +209,7 @@ def apm_read(table, scratch, at, row, knot, weight):
     mixer's output, which learns the bit, kept in scratch[at]."""
     a = row * APM_KNOTS + knot
     scratch[at] = a if weight < 2048 else a + 1
-    return (table[a] * (4096 - weight) + table[a + 1] * weight) >> 12
+    return (table[unsigned(a)] * (4096 - weight) + table[unsigned(a + 1)] * weight) >> 12
 
 
 @nb.njit(**JIT)
@@ -211,14 +223,14 @@ def apm_prefetch(table, row):
 @nb.njit(**JIT)
 def adapt(table, index, bit, limit):
     """An adaptive probability, (p22 << 10) | n: step 1 / (n + 1.5), n capped at limit."""
-    value = np.int64(table[index])
+    value = np.int64(table[unsigned(index)])
     n = value & 1023
     p = value >> 10
     target = bit << 22
     p += ((target - p) * RECIPROCAL[n]) >> 16
     if n < limit:
         n += 1
-    table[index] = np.uint32((p << 10) | n)
+    table[unsigned(index)] = np.uint32((p << 10) | n)
 
 
 @nb.njit(**JIT)
@@ -299,16 +311,16 @@ def find_slot(nodes, bits, h):
     least = np.int64(1) << 40
     for probe in range(3):
         slot = base ^ probe
-        if nodes[slot * NODES] == check:
+        if nodes[unsigned(slot * NODES)] == check:
             return slot, 1
-        used = np.int64(nodes[slot * NODES + 1] & 255)
+        used = np.int64(nodes[unsigned(slot * NODES + 1)] & 255)
         if used < least:
             least = used
             victim = slot
     start = victim * NODES
-    nodes[start] = check
+    nodes[unsigned(start)] = check
     for j in range(1, NODES):
-        nodes[start + j] = np.uint32(1 << 31)
+        nodes[unsigned(start + j)] = np.uint32(1 << 31)
     return victim, 0
 
 
@@ -378,7 +390,7 @@ def final_mix(final, scratch, at, sets):
     row = scratch[at]
     mixed = np.int64(0)
     for k in range(sets):
-        mixed += scratch[SCRATCH_DOTS + k] * final[row + k]
+        mixed += scratch[SCRATCH_DOTS + k] * final[unsigned(row + k)]
     mixed = max(min(mixed >> 16, 2047), -2047)
     scratch[at + 1] = squash(mixed)
     return mixed
@@ -390,4 +402,4 @@ def final_learn(final, scratch, at, sets, bit, rate):
     row = scratch[at]
     error = (((bit << 16) - scratch[at + 1]) >> 4) * rate
     for k in range(sets):
-        final[row + k] += (scratch[SCRATCH_DOTS + k] * error) >> 16
+        final[unsigned(row + k)] += (scratch[SCRATCH_DOTS + k] * error) >> 16

@@ -31,7 +31,7 @@ from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, INLINED, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
     apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, learn_two, network_bits,
-    note_sets, squash, two_dots, typed_once)
+    note_sets, squash, two_dots, typed_once, unsigned)
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_LAYERS, F_LAZY, F_LINES, F_LOG,
@@ -145,7 +145,7 @@ def predict(tables, s, c0, bitpos, network):
     # context, so each keeps its place (and weight) whether contexts are keyed.
     inputs[0] = 256  # bias
     last = streams[s, S_HISTORY] & 255
-    inputs[1] = STRETCH[direct[last * 256 + c0] >> 16]  # order 1 direct, collision-free
+    inputs[1] = STRETCH[direct[unsigned(last * 256 + c0)] >> 16]  # order 1, collision-free
     length = streams[s, S_MATCH_LEN]
     bucket = 0
     match_state = 0
@@ -194,10 +194,10 @@ def predict(tables, s, c0, bitpos, network):
     seen = 0  # (F_SEEN) the contexts whose node has a bit history
     for k in range(count):
         i = parameters[P_ACTIVE + k]
-        value = nodes[streams[s, S_SLOTS + i] * 16 + node]
+        value = nodes[unsigned(streams[s, unsigned(S_SLOTS + i)] * 16 + node)]
         inputs[n] = STRETCH[value >> 16] >> quiet
         h = (value >> 8) & 255
-        inputs[n + 1] = STRETCH[state_maps[i * 256 + h] >> 16] >> quiet if h else 0
+        inputs[n + 1] = STRETCH[state_maps[unsigned(i * 256 + h)] >> 16] >> quiet if h else 0
         if parts & F_SEEN and h:
             seen += 1
         if runs_on:  # (model 3) its probability in the linear domain, after the runs below
@@ -322,18 +322,18 @@ def update(tables, s, c0, bitpos, bit, node):
     states = parts & F_STATES
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
-        index = streams[s, S_SLOTS + i] * 16 + node
+        index = unsigned(streams[s, unsigned(S_SLOTS + i)] * 16 + node)
         value = np.int64(nodes[index])
         p = value >> 16
         h = (value >> 8) & 255
         n = value & 255
-        p += (((bit << 16) - p) * RECIPROCAL[n]) >> 16
+        p += (((bit << 16) - p) * RECIPROCAL[unsigned(n)]) >> 16
         if n < COUNTER_LIMIT:
             n += 1
         if h:
             adapt(state_maps, i * 256 + h, bit, STATE_LIMIT)
         if states:  # its counts' state
-            h = NEXT[h * 2 + bit]
+            h = NEXT[unsigned(h * 2 + bit)]
         elif h:  # its last seven bits, after a leading 1
             h = (h << 1) | bit
             if h >= 256:
@@ -380,11 +380,11 @@ def update(tables, s, c0, bitpos, bit, node):
         tables.coder[C_GROWN] = 1
     target = bit << 16
     if parts & F_APM3:
-        apm3[scratch[18]] += (target - apm3[scratch[18]]) >> 6
+        apm3[unsigned(scratch[18])] += (target - apm3[unsigned(scratch[18])]) >> 6
     if parts & F_SSE:
         sse_learn(apm3, scratch, streams, s, bit)
-    apm1[scratch[4]] += (target - apm1[scratch[4]]) >> 6
-    apm2[scratch[5]] += (target - apm2[scratch[5]]) >> 6
+    apm1[unsigned(scratch[4])] += (target - apm1[unsigned(scratch[4])]) >> 6
+    apm2[unsigned(scratch[5])] += (target - apm2[unsigned(scratch[5])]) >> 6
 
 
 @_jit(JIT)

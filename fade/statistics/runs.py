@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, STATE_LIMIT, STRETCH, adapt
+from fade.statistics.kernels import JIT, STATE_LIMIT, STRETCH, adapt, unsigned
 from fade.statistics.parts import F_RUNKEYS
 from fade.statistics.state import P_ACTIVE, P_COUNT, SCRATCH_HASHES, S_RUN, S_RUN_BYTE
 
@@ -36,12 +36,12 @@ def find_runs(streams, runs, scratch, parameters, s, bits):
         h = scratch[SCRATCH_HASHES + i]
         index = (h >> 8) & mask
         check = (h >> 40) & _CHECK
-        streams[s, S_RUN + i] = index | (check << 32)
-        entry = runs[index]
+        streams[s, unsigned(S_RUN + i)] = index | (check << 32)
+        entry = runs[unsigned(index)]
         found = -1
         if ((entry >> 16) & _CHECK) == check:
             found = (entry & 0xFFFF) | (((entry >> 40) & 1) << 16)
-        streams[s, S_RUN_BYTE + i] = found
+        streams[s, unsigned(S_RUN_BYTE + i)] = found
 
 
 @nb.njit(**JIT)
@@ -67,8 +67,8 @@ def run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, qu
     shifted right by `quiet`."""
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
-        cell = run_cell(streams[s, S_RUN_BYTE + i], c0, bitpos, i, parts)
-        inputs[n + k] = STRETCH[run_map[cell] >> 16] >> quiet if cell >= 0 else 0
+        cell = run_cell(streams[s, unsigned(S_RUN_BYTE + i)], c0, bitpos, i, parts)
+        inputs[n + k] = STRETCH[run_map[unsigned(cell)] >> 16] >> quiet if cell >= 0 else 0
 
 
 @nb.njit(**JIT)
@@ -76,7 +76,7 @@ def runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts):
     """Each run map cell that predicted learns the bit."""
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
-        cell = run_cell(streams[s, S_RUN_BYTE + i], c0, bitpos, i, parts)
+        cell = run_cell(streams[s, unsigned(S_RUN_BYTE + i)], c0, bitpos, i, parts)
         if cell >= 0:
             adapt(run_map, cell, bit, STATE_LIMIT)
 
@@ -88,8 +88,8 @@ def note_runs(streams, runs, parameters, s, byte, parts):
     another byte when its context had)."""
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
-        index = streams[s, S_RUN + i] & 0xFFFFFFFF
-        check = streams[s, S_RUN + i] >> 32
+        index = unsigned(streams[s, unsigned(S_RUN + i)] & 0xFFFFFFFF)
+        check = streams[s, unsigned(S_RUN + i)] >> 32
         entry = runs[index]
         count = 1
         seen = np.int64(0)
