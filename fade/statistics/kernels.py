@@ -140,7 +140,6 @@ JIT = dict(ALLOCATING, _nrt=False)
 INLINED = dict(JIT, inline="always")
 
 
-
 @nb.njit(**JIT)
 def unsigned(index):
     """`index`, never negative, as numba reads an array at it as it is: at a
