@@ -212,6 +212,13 @@ def apm_read(table, scratch, at, row, knot, weight):
 
 
 @nb.njit(**JIT)
+def apm_learn(table, knot, bit):
+    """An APM's `knot` (apm_read's, kept in the scratch) moves 1/64 of the
+    way to the bit."""
+    table[unsigned(knot)] += ((bit << 16) - table[unsigned(knot)]) >> 6
+
+
+@nb.njit(**JIT)
 def apm_prefetch(table, row):
     """Ask for row `row` of an APM's `table` (its two ends' cache lines), long
     before apm_read reads it."""

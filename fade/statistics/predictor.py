@@ -30,8 +30,8 @@ from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general
                                       note_byte, note_followers, second_nibble)
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, INLINED, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
-    apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, learn_two, network_bits,
-    note_sets, squash, two_dots, typed_once, unsigned)
+    apm_learn, apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, learn_two,
+    network_bits, note_sets, squash, two_dots, typed_once, unsigned)
 from fade.statistics.histories import NEXT, ONE_SIDED
 from fade.statistics.parts import (
     F_APM3, F_DNA, F_FINAL2, F_IMAGE, F_INDIRECT, F_JPEG, F_LAYERS, F_LAZY, F_LINES, F_LOG,
@@ -378,13 +378,12 @@ def update(tables, s, c0, bitpos, bit, node):
             grown |= learn_two(weights, inputs, used, scratch, SETS5_AT, bit, rate, skip)
     if grown:  # (32-bit weights: the loop widens them after this byte)
         tables.coder[C_GROWN] = 1
-    target = bit << 16
     if parts & F_APM3:
-        apm3[unsigned(scratch[18])] += (target - apm3[unsigned(scratch[18])]) >> 6
+        apm_learn(apm3, scratch[18], bit)
     if parts & F_SSE:
         sse_learn(apm3, scratch, streams, s, bit)
-    apm1[unsigned(scratch[4])] += (target - apm1[unsigned(scratch[4])]) >> 6
-    apm2[unsigned(scratch[5])] += (target - apm2[unsigned(scratch[5])]) >> 6
+    apm_learn(apm1, scratch[4], bit)
+    apm_learn(apm2, scratch[5], bit)
 
 
 @_jit(JIT)

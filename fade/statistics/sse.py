@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, apm_read, context_hash, unsigned
+from fade.statistics.kernels import JIT, apm_learn, apm_read, context_hash
 from fade.statistics.state import APM3_BITS, S_HISTORY, S_MATCH_PTR, S_MISSES
 
 _ROWS = np.int64(1) << APM3_BITS  # each map's contexts (APM3's own come first)
@@ -55,8 +55,7 @@ def sse_refined(apm3, scratch, rows, knot, weight, p):
 @nb.njit(**JIT)
 def sse_learn(apm3, scratch, streams, s, bit):
     """The three maps learn stream s's `bit`, and its misprediction is kept."""
-    target = bit << 16
     for at in (19, 24, 25):
-        apm3[unsigned(scratch[at])] += (target - apm3[unsigned(scratch[at])]) >> 6
+        apm_learn(apm3, scratch[at], bit)
     missed = 1 if (scratch[30] >= 32768) != (bit == 1) else 0
     streams[s, S_MISSES] = ((streams[s, S_MISSES] << 1) | missed) & 0xFFFFFFFF
