@@ -1,13 +1,14 @@
 """What each part of a statistics model costs in time and gives in bytes.
 
-    python scripts/part_costs.py [--level default] [--kind text] [--rounds 3] FILE...
+    python scripts/part_costs.py [--level default] [--kind text] [--rounds 3]
+                                 [--parts F_A,F_B] FILE...
 
 Codes each FILE in file order (fade.statistics.encode_file, the level's
 settings sized to the file, in this process, its compiled code warmed up on
 the file's first 2 KB) with the level's model for the kind, then with that
-model less each of its parts in turn (with the parts that need it,
-fade.statistics.parts.without; a measured model, never archived:
-fade.statistics.coding.measured_model), and prints for each part the time
+model less each of its parts in turn (--parts: those named; with the parts
+that need it, fade.statistics.parts.without; a measured model, never
+archived: fade.statistics.coding.measured_model), and prints for each part the time
 it costs (the model's encode time less the time without it, the best of
 --rounds each, the whole model timed again beside each part's run: this
 machine's speed swings by a third from one minute to the next) and the
@@ -57,9 +58,14 @@ def main() -> int:
     parser.add_argument("--level", default="default", choices=LEVELS)
     parser.add_argument("--kind", default="text")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--parts", default="", help="only these parts (F_ names, by commas)")
     args = parser.parse_args()
     model = LEVEL_MODELS[args.level, args.kind]
     parts = MODEL_PARTS[model]
+    asked = {name for name in args.parts.split(",") if name}
+    unknown = asked - {name for bit, name in PART_NAMES.items() if parts & bit}
+    if unknown:
+        parser.error(f"model {model} has no part {', '.join(sorted(unknown))}")
     for name in args.files:
         data = Path(name).read_bytes()
         config = StatisticsConfig(model=model).sized(len(data))
@@ -74,7 +80,7 @@ def main() -> int:
               "bytes it saves |")
         print("|---|---:|---:|---:|")
         for bit, part in sorted(PART_NAMES.items()):
-            if not parts & bit:
+            if not parts & bit or (asked and part not in asked):
                 continue
             less = without(parts, bit)
             seconds, smaller = timed(data, config, less, args.rounds)

@@ -20,8 +20,8 @@ from fade.config import LEVELS, StatisticsConfig
 from fade.statistics.models import CANDIDATE_MODELS, EVERY_MODEL, KINDS, LEVEL_MODELS
 from fade.statistics.parts import F_GREEN
 
-from conftest import (coded_sizes, coded_without, corpus_file, decode_in_a_fresh_process,
-                      fade_env, one_error_line, run_fade)
+from conftest import (coded_sizes, corpus_file, decode_in_a_fresh_process, fade_env,
+                      one_error_line, run_fade)
 
 SMALL = StatisticsConfig(table_bits=16, match_bits=14)
 
@@ -173,18 +173,6 @@ def test_bit_history_states_count_and_forget():
     assert STATES[state][:2] == (0, 60)  # the longest run believed
     assert STATES[NEXT[state * 2]][:2] == (1, 30)  # the zero kept, the run cut to fit
     assert prior(state) > prior(NEXT[state * 2]) > prior(0) == 1 << 31
-
-
-def test_a_second_final_mixer_makes_text_smaller():
-    """The default's text model with F_FINAL2 (a second final mixer by the
-    match's length, the last two bytes' kinds, the word's length and the
-    bit's position) against the same model without it, on a book's first
-    120 KB (measured -0.33%; max's text model, which has it too, -0.52%)."""
-    from fade.statistics.parts import F_FINAL2
-    book = corpus_file("lcet10.txt").read_bytes()[:120_000]
-    config = StatisticsConfig(model=LEVEL_MODELS[("default", "text")]).sized(len(book))
-    with_it = len(statistics.encode_file(book, config))
-    assert with_it < 0.998 * coded_without(book, config, F_FINAL2)
 
 
 def test_each_levels_text_model_is_smaller_than_the_level_belows():
