@@ -32,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 import fade.statistics.audio as audio  # noqa: E402
 from fade.config import LEVELS  # noqa: E402
 from fade.statistics.coding import encode_file  # noqa: E402
+from fade.statistics import steps  # noqa: E402
 from fade.statistics.models import MODEL_PARTS  # noqa: E402
+from fade.statistics.parts import F_AUDIO, F_OLS64  # noqa: E402
 
 
 def variant(settings: dict[str, int]):
@@ -61,15 +63,16 @@ def main() -> None:
         name, _, value = item.partition("=")
         settings[name] = int(value, 0)
     module = variant(settings)
-    audio._recoded = module._recoded  # (what to_residuals and from_residuals call)
+    step = steps.step  # the variant's residuals, what to_residuals and from_residuals call
+    steps.step = lambda name: module._residuals if name == "residuals" else step(name)
     config = dataclasses.replace(LEVELS["default"].statistics, model=args.model)
     total = 0
-    parts = audio.F_AUDIO | (MODEL_PARTS[args.model] & audio.F_OLS64)
+    parts = F_AUDIO | (MODEL_PARTS[args.model] & F_OLS64)
     for path in args.files:
         data = path.read_bytes()
         source = np.frombuffer(data, dtype=np.uint8)
-        residuals = audio.to_residuals(source, parts)
-        if audio.from_residuals(residuals, parts).tobytes() != data:
+        residuals = steps.to_residuals(source, parts)
+        if steps.from_residuals(residuals, parts).tobytes() != data:
             raise SystemExit(f"audio_tune: {path.name}: the residuals do not undo")
         start = time.perf_counter()
         size = len(encode_file(data, config))

@@ -34,11 +34,11 @@ def test_the_install_compiled_every_composition_for_this_machine():
                          "compiles them for these sources")
 
 
-def test_a_process_that_codes_compiles_nothing_and_text_loads_no_numba():
-    """In a fresh process the default's model for text compresses and
-    decompresses without loading numba; then the models for x86 code and
-    for audio, with their steps before and after coding, without numba
-    compiling or loading anything from its cache."""
+def test_a_process_that_codes_loads_no_numba():
+    """In a fresh process the default's models for text, for x86 code and
+    for audio (with their steps before and after coding: addresses,
+    residuals) compress and decompress without loading numba: nothing is
+    compiled or loaded from numba's cache."""
     child = r"""
 import sys
 from fade.config import StatisticsConfig
@@ -49,21 +49,14 @@ def round_trip(data, kind):
     config = StatisticsConfig(model=LEVEL_MODELS["default", kind]).sized(len(data))
     assert decode_file(encode_file(data, config), len(data), config) == data
 round_trip(text[:3000], "text")
-print("numba" in sys.modules)
-from numba.core import dispatcher
-loaded, compile = [], dispatcher.Dispatcher._compile_for_args
-def noted(self, *args, **kwargs):
-    loaded.append(self.__name__)
-    return compile(self, *args, **kwargs)
-dispatcher.Dispatcher._compile_for_args = noted
 round_trip(text[:3000], "x86")
 round_trip(wav[:20000], "audio")
-print(loaded)
+print("numba" in sys.modules)
 """
     done = subprocess.run([sys.executable, "-c", child, str(corpus_file("alice29.txt")),
                            str(corpus_file("pydub-test1.wav"))],
                           capture_output=True, text=True, check=True)
-    assert done.stdout.split("\n")[:2] == ["False", "[]"]
+    assert done.stdout.split("\n")[0] == "False"
 
 
 def test_numba_compiles_a_models_own_parts_and_codes_what_its_module_codes(tmp_path):

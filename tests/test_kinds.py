@@ -370,10 +370,10 @@ def test_records_get_the_column_models_and_they_pay(tmp_path):
 
 
 def test_the_call_transform_reverses_on_any_bytes():
-    """fade.statistics.x86.e8e9 back and forth gives the bytes again: on
+    """fade.statistics.steps.e8e9 back and forth gives the bytes again: on
     bytes made of little but E8, E9, 00 and FF (where operands overlap and
     the decisions can go wrong) and on real machine code."""
-    from fade.statistics.x86 import e8e9
+    from fade.statistics.steps import e8e9
     rng = np.random.default_rng(5)
     for _ in range(300):
         data = rng.choice(np.array([0xE8, 0xE9, 0, 0xFF, 1], dtype=np.uint8),
@@ -386,13 +386,13 @@ def test_the_call_transform_reverses_on_any_bytes():
 
 
 def test_the_address_transforms_reverse_on_any_bytes():
-    """fade.statistics.x86.to_addresses and from_addresses give the bytes
+    """fade.statistics.steps.to_addresses and from_addresses give the bytes
     again, with the RIP-relative step (F_X86) and the calls' (F_E8E9): on
     bytes made of opcodes with RIP-relative operands, prefixes, E8 and
     immediates run together at random (where the parse and the calls'
     operands overlap), and on real machine code, where they move bytes."""
     from fade.statistics.parts import F_E8E9, F_X86
-    from fade.statistics.x86 import from_addresses, to_addresses
+    from fade.statistics.steps import from_addresses, to_addresses
     pieces = [b"\x8b\x05", b"\xc7\x05", b"\x48", b"\x66", b"\x0f", b"\xe8", b"\xe9",
               b"\x00", b"\xff", b"\x81\x05", b"\xc4", b"\x3a", b"\x05"]
     rng = np.random.default_rng(6)
@@ -507,7 +507,7 @@ def test_audio_residuals_undo_exactly():
     header and a trailing odd byte alone; without F_AUDIO, or on other
     bytes, the data is coded as it is. The same with least squares of
     order 64 (F_OLS64), whose residuals are others."""
-    from fade.statistics.audio import from_residuals, to_residuals
+    from fade.statistics.steps import from_residuals, to_residuals
     from fade.statistics.parts import F_AUDIO, F_OLS64
     rng = np.random.default_rng(11)
     noise = rng.integers(-32768, 32768, 4000).astype(np.int16)
@@ -568,7 +568,7 @@ def test_audio_predictor_learns_a_tone_quickly():
     hundred samples the residuals are a few units, where the tones' first
     differences are thousands (the least squares stage; sign-sign LMS alone
     took thousands of samples to come near)."""
-    from fade.statistics.audio import to_residuals
+    from fade.statistics.steps import to_residuals
     from fade.statistics.parts import F_AUDIO
     t = np.arange(4000)
     tone = np.round(9000 * np.sin(0.05 * t) + 6000 * np.sin(0.31 * t + 1)).astype(np.int16)
@@ -584,7 +584,7 @@ def test_a_channel_that_does_not_move_with_the_first_is_coded_as_it_is():
     moves less than the channel itself, else as it is: a tone beside
     full-scale noise leaves residuals of a few units, where its side would
     carry the noise; the same tone in both channels keeps the side (0)."""
-    from fade.statistics.audio import to_residuals
+    from fade.statistics.steps import to_residuals
     from fade.statistics.parts import F_AUDIO
     t = np.arange(4000)
     tone = np.round(9000 * np.sin(0.05 * t) + 6000 * np.sin(0.31 * t + 1)).astype(np.int64)

@@ -10,7 +10,7 @@ tests), each holding the composition's entry points (`begin_streams`,
 `start_decoder` and `flush`, typed as fade.statistics.coding passes them
 (the Tables of C-contiguous arrays that `Tables.build` makes), and one of
 the kinds' steps that Python calls before and after coding (x86's
-addresses, audio's residuals: compose.compiled_step). setup.py runs
+addresses, audio's residuals: fade.statistics.steps). setup.py runs
 it as the build's extension step, into fade/statistics/compiled/; numba's
 ahead-of-time compiler (numba.pycc) does the work, with the options each
 function has at run time (the GIL released, numba's reference counts
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import importlib
 import os
 import subprocess
 import sys
@@ -52,7 +53,7 @@ def compositions() -> dict[int, int]:
 
 def build(folder: Path, composition: int | None, model: int = 0, target: str = "host") -> Path:
     """Write the extension module of `composition` (typed with `model`'s
-    Tables; None: the kinds' steps, compose.compiled_step) into `folder`;
+    Tables; None: the kinds' steps, fade.statistics.steps) into `folder`;
     its path."""
     import numba
     from numba.pycc import CC, compiler
@@ -124,13 +125,12 @@ def _steps(u8, i64) -> dict:
     """The kinds' steps before and after coding, with their signatures."""
     from numba import types as t
 
-    from fade.statistics import audio, x86
+    from fade.statistics.steps import STEPS
 
-    return {
-        "e8e9": (x86._e8e9, u8(u8, t.boolean, t.boolean)),
-        "rip_relative": (x86._rip_relative, u8(u8, t.boolean)),
-        "residuals": (audio._residuals, t.void(u8, u8, i64, i64, t.boolean, i64)),
-    }
+    signatures = {"e8e9": u8(u8, t.boolean, t.boolean), "rip_relative": u8(u8, t.boolean),
+                  "residuals": t.void(u8, u8, i64, i64, t.boolean, t.boolean)}
+    return {name: (getattr(importlib.import_module(f"fade.statistics.{kind}"), function),
+                   signatures[name]) for name, (kind, function) in STEPS.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

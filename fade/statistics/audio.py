@@ -3,10 +3,10 @@
 The context mixer sees bytes; a 16-bit sample is two of them, the low one
 all but noise, and a sample's best context is a prediction from the
 samples before it, not their bytes. So models with F_AUDIO code a WAV
-file's samples as residuals (`to_residuals`), and the decoder rebuilds the
-samples from them after decoding (`from_residuals`), as the x86 models code
-addresses (fade.statistics.x86). In the file's order of its samples, each
-channel with predictors of its own:
+file's samples as residuals (`_residuals`, which fade.statistics.steps
+calls), and the decoder rebuilds the samples from them after decoding, as
+the x86 models code addresses (fade.statistics.x86). In the file's order
+of its samples, each channel with predictors of its own:
 
 - the sample, less the first channel's sample at the same time for a
   channel after the first while that side has moved less than the channel
@@ -55,9 +55,6 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import ALLOCATING  # (first: where numba caches, kernels.py)
-from fade.statistics.compose import compiled_step
-from fade.statistics.parts import F_AUDIO, F_OLS64
-from fade.statistics.wav import wav_layout
 
 ORDER, SHORT, SHIFT, STEP, SHORT_STEP, LIMIT = 16, 4, 12, 16, 64, 1 << 20
 # The least squares predictor (see above): its orders, the decay of its sums
@@ -75,33 +72,6 @@ OLS_ROUND = 1 << (OLS_DECAY - 1)
 # The decay of a channel's moves, as its side and as it is (1/2^10 a sample),
 # and the time before which it keeps its side whatever they say.
 SIDE_DECAY, SIDE_START = 10, 256
-def to_residuals(data: np.ndarray, parts: int) -> np.ndarray:
-    """`data` (uint8) as a model with `parts` codes it: with F_AUDIO, the
-    samples of a WAV file as residuals (see above); else `data` itself."""
-    return _recoded(data, parts, True)
-
-
-def from_residuals(data: np.ndarray, parts: int) -> np.ndarray:
-    """The bytes `to_residuals` took: the samples rebuilt from the residuals."""
-    return _recoded(data, parts, False)
-
-
-def _recoded(data: np.ndarray, parts: int, forward: bool) -> np.ndarray:
-    """`data` with its samples made residuals (`forward`) or back; itself
-    where there are none (or no F_AUDIO). Byte for byte in compiled code:
-    beside the input and the result, only the first channel's samples are
-    held (where there are more channels)."""
-    layout = wav_layout(data) if parts & F_AUDIO else None
-    if layout is None:
-        return data
-    samples = slice(layout.start, layout.start + layout.size)
-    out = np.array(data, dtype=np.uint8)
-    order = OLS_ORDER64 if parts & F_OLS64 else OLS_ORDER
-    compiled_step("residuals", _residuals)(out[samples].copy(), out[samples], layout.channels,
-                                           layout.width, forward, order)
-    return out
-
-
 @nb.njit(**ALLOCATING)
 def _sign(x: int) -> int:
     return 1 if x > 0 else (-1 if x < 0 else 0)
@@ -220,12 +190,14 @@ def _wasted(seen: int, bits: int) -> int:
 
 @nb.njit(**ALLOCATING)
 def _residuals(source: np.ndarray, out: np.ndarray, channels: int, width: int,
-               forward: bool, order: int) -> None:
+               forward: bool, wide: bool) -> None:
     """Samples (little-endian, signed, `width` bytes each, in `source`) to
     zigzagged residuals (big-endian) in `out` (`forward`), or back (see
-    above), a sample of each channel in turn, with least squares of `order`
-    (OLS_ORDER, or OLS_ORDER64): each channel's state is its own, and the
-    last OLS_CROSS + 1 samples of each are kept for the others."""
+    above), a sample of each channel in turn, with least squares of order
+    OLS_ORDER (OLS_ORDER64 where `wide`: F_OLS64): each channel's state is
+    its own, and the last OLS_CROSS + 1 samples of each are kept for the
+    others."""
+    order = OLS_ORDER64 if wide else OLS_ORDER
     bits = 8 * width
     half, mask = 1 << (bits - 1), (1 << bits) - 1
     count = len(source) // (width * channels)

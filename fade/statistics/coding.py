@@ -39,9 +39,10 @@ from fade.statistics.models import MODEL_PARTS
 from fade.statistics.colour import from_green, to_green
 from fade.statistics.pixels import (HEAD_LIMIT, RAW_HEAD, Layout, coded_layout,
                                     image_layout, made_header, raw_layout)
-from fade.statistics.parts import (F_AUDIO, F_DNA, F_E8E9, F_IMAGE, F_JPEG, F_PIXELS, F_STATES,
-                                   F_X86, MAX_CONTEXTS, active_contexts)
+from fade.statistics.parts import (F_DNA, F_IMAGE, F_JPEG, F_PIXELS, F_STATES, F_X86,
+                                   MAX_CONTEXTS, active_contexts)
 from fade.statistics.compose import predictor_for
+from fade.statistics.steps import from_addresses, from_residuals, to_addresses, to_residuals
 from fade.statistics.layouts.dna import dna_bits
 from fade.statistics.parts import F_RECORDS, F_TABLE
 from fade.statistics.state import (APM_KNOTS, C_DAMAGED, C_GROWN, C_HIGH, C_NEXT, C_POS,
@@ -368,30 +369,15 @@ def _decode_head(loop: _Loop, payload: np.ndarray, out: np.ndarray) -> int:
 
 def _changed(data: np.ndarray, parts: int) -> np.ndarray:
     """`data` (with F_PIXELS's made header) as a model with `parts` codes it
-    in file order: x86 addresses (fade.statistics.x86), then audio residuals
-    (fade.statistics.audio), then colours as green and differences
-    (fade.statistics.colour), where its parts ask; `_restored` undoes them,
-    last first. (The kind modules whose steps numba compiles are imported
-    only where their parts ask: the others code without loading numba.)"""
-    if parts & (F_X86 | F_E8E9):
-        from fade.statistics.x86 import to_addresses
-        data = to_addresses(data, parts)
-    if parts & F_AUDIO:
-        from fade.statistics.audio import to_residuals
-        data = to_residuals(data, parts)
-    return to_green(data, parts)
+    in file order: x86 addresses, then audio residuals (fade.statistics.steps),
+    then colours as green and differences (fade.statistics.colour), where
+    its parts ask; `_restored` undoes them, last first."""
+    return to_green(to_residuals(to_addresses(data, parts), parts), parts)
 
 
 def _restored(data: np.ndarray, made: int, parts: int) -> np.ndarray:
     """The bytes `_changed` took, less the `made` bytes of F_PIXELS's header."""
-    data = from_green(data, parts)[made:]
-    if parts & F_AUDIO:
-        from fade.statistics.audio import from_residuals
-        data = from_residuals(data, parts)
-    if parts & (F_X86 | F_E8E9):
-        from fade.statistics.x86 import from_addresses
-        data = from_addresses(data, parts)
-    return data
+    return from_addresses(from_residuals(from_green(data, parts)[made:], parts), parts)
 
 
 # The network's float32 probabilities become integer weights p * 2^24 + 1:

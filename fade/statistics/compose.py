@@ -106,7 +106,7 @@ def features_digest(cpuinfo: str) -> str | None:
 
 def compiled_name(composition: int | None) -> str | None:
     """The name (in fade.statistics.compiled) of the extension module of
-    `composition` (None: of the kinds' steps, `compiled_step`) compiled
+    `composition` (None: of the kinds' steps, fade.statistics.steps) compiled
     ahead of time from these sources for this CPU; None where this CPU's
     features are unknown (nothing is built for it)."""
     cpu = cpu_digest()
@@ -118,7 +118,7 @@ def compiled_name(composition: int | None) -> str | None:
 
 def _compiled(composition: int | None) -> ModuleType | None:
     """The module built ahead of time for `composition` (None: the kinds'
-    steps before and after coding, `compiled_step`), if there is one."""
+    steps before and after coding, fade.statistics.steps), if there is one."""
     name = compiled_name(composition)
     if name is None:
         return None
@@ -126,14 +126,6 @@ def _compiled(composition: int | None) -> ModuleType | None:
         return importlib.import_module(f"fade.statistics.compiled.{name}")
     except ImportError:  # (not built: an edited checkout, another CPU, a measured model)
         return None
-
-
-def compiled_step(name: str, function):
-    """The kinds' compiled steps that Python calls (x86's addresses, audio's
-    residuals): the install's build of `function`, exported as `name`,
-    where there is one; else `function` itself (numba's)."""
-    module = _compiled(None)
-    return function if module is None else getattr(module, name)
 
 
 def predictor_for(parts: int, ahead: bool = True) -> ModuleType:

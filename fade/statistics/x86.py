@@ -6,16 +6,16 @@ where the byte falls in its instruction, and what a distance points at.
 they come (by the opcode tables of Intel's manual: prefixes, opcode maps,
 ModRM, SIB, displacement, immediate) and hash contexts from the place in
 the instruction, its opcode and the instructions before (F_X86);
-`to_addresses` and `from_addresses` make calls' and jumps' distances
-(F_E8E9) and RIP-relative displacements (F_X86) the addresses they point
-at before coding, and back after decoding.
+`_rip_relative` and `_e8e9` make calls' and jumps' distances (F_E8E9)
+and RIP-relative displacements (F_X86) the addresses they point at before
+coding, and back after decoding (fade.statistics.steps calls them).
 
 A call (E8) or jump (E9) in x86 code is followed by a 32-bit distance to
 its target, counted from the next instruction: the same function called
 from two places has two distances, so the bytes after E8 never repeat.
 Written as the target's address instead (the distance plus the place), the
 calls to one function become the same bytes, which the contexts then learn
-(xz's BCJ filter and paq8's exe model do the same). `e8e9` turns the
+(xz's BCJ filter and paq8's exe model do the same). `_e8e9` turns the
 distances into addresses before coding, and back after decoding. An E8 or
 E9 byte takes the four bytes after it as its operand where the operand's
 top byte is 00 or FF (a distance within 2^24 either way, as code has it)
@@ -33,7 +33,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.compose import compiled_step
 from fade.statistics.kernels import ALLOCATING, JIT, bytes_hash, context_hash
 from fade.statistics.parts import (F_E8E9, F_X86, X86_BEFORE, X86_LAST, X86_PLACE, X86_RECENT,
                                    X86_SEQUENCE, X86_STEP, X86_TARGET, X86_THREE, X86_WHOLE)
@@ -90,39 +89,6 @@ def _rip_relative(data, forward):
             _write(out, i, 4, value, forward)
         note_x86(streams, 0, np.int64(out[i]))
     return out
-
-
-def to_addresses(data: np.ndarray, parts: int) -> np.ndarray:
-    """`data` (uint8) as a model with `parts` codes it: with F_X86, each
-    RIP-relative displacement (ModRM mode 0, r/m 5: 4 bytes counted from the
-    next instruction, as x86-64 code reaches its data) made the address it
-    points at, as the instruction contexts parse the bytes (a parse reads no
-    displacement, so the one back reads the same); then, with F_E8E9, each
-    call's and jump's distance. `data` itself where neither applies."""
-    if parts & F_X86:
-        data = compiled_step("rip_relative", _rip_relative)(
-            np.ascontiguousarray(data, dtype=np.uint8), True)
-    if parts & F_E8E9:
-        data = e8e9(data, True, big=bool(parts & F_X86))
-    return data
-
-
-def from_addresses(data: np.ndarray, parts: int) -> np.ndarray:
-    """The bytes `to_addresses` took: its steps undone, last first."""
-    if parts & F_E8E9:
-        data = e8e9(data, False, big=bool(parts & F_X86))
-    if parts & F_X86:
-        data = compiled_step("rip_relative", _rip_relative)(
-            np.ascontiguousarray(data, dtype=np.uint8), False)
-    return data
-
-
-def e8e9(data: np.ndarray, forward: bool, big: bool = False) -> np.ndarray:
-    """`data` (uint8) with each call's and jump's distance made its target's
-    address (`forward`), or back; a new array. `big`: the address's low three
-    bytes written most significant first (F_X86), so that a call's target is
-    coded from its high bytes down, each known when the next is predicted."""
-    return compiled_step("e8e9", _e8e9)(np.ascontiguousarray(data, dtype=np.uint8), forward, big)
 
 
 # The instruction contexts (F_X86). What follows each opcode, by opcode map
