@@ -594,5 +594,7 @@ def image_inputs(inputs, n, streams, maps, s, c0, bitpos):
         first = (low - prediction + 128) & 255
         zeros = _count(maps, sums, first, length)
         ones = _count(maps, sums, (first + length) & 255, length)
-        p = ((2 * ones + 1) * 65536) // (2 * (zeros + ones) + 2)
+        # (the quotient in doubles, exact: both terms are below 2^53; 26 divisions a bit
+        # pipeline there, where integer ones wait on each other)
+        p = np.int64(np.float64((2 * ones + 1) * 65536) / np.float64(2 * (zeros + ones) + 2))
         inputs[n + k] = STRETCH[max(min(p, 65535), 1)]
