@@ -6,7 +6,7 @@ where the byte falls in its instruction, and what a distance points at.
 they come (by the opcode tables of Intel's manual: prefixes, opcode maps,
 ModRM, SIB, displacement, immediate) and hash contexts from the place in
 the instruction, its opcode and the instructions before (F_X86);
-`_rip_relative` and `_e8e9` make calls' and jumps' distances (F_E8E9)
+`_e8e9` and `_rip_relative` make calls' and jumps' distances (F_E8E9)
 and RIP-relative displacements (F_X86) the addresses they point at before
 coding, and back after decoding (fade.statistics.steps calls them).
 
@@ -34,8 +34,8 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.kernels import ALLOCATING, JIT, bytes_hash, context_hash
-from fade.statistics.parts import (F_E8E9, F_X86, X86_BEFORE, X86_LAST, X86_PLACE, X86_RECENT,
-                                   X86_SEQUENCE, X86_STEP, X86_TARGET, X86_THREE, X86_WHOLE)
+from fade.statistics.parts import (X86_BEFORE, X86_LAST, X86_PLACE, X86_RECENT, X86_SEQUENCE,
+                                   X86_STEP, X86_TARGET, X86_THREE, X86_WHOLE)
 from fade.statistics.state import RECENT, SCRATCH_HASHES, S_FIELDS, S_HISTORY, S_POSITION
 from fade.statistics.layouts.x86 import (
     S_X86_BYTES, S_X86_IMMEDIATE, S_X86_LEFT, S_X86_MODRM, S_X86_MODRMS, S_X86_OPCODE,
