@@ -8,17 +8,17 @@ settings sized to the file, in this process, its compiled code warmed up on
 the file's first 2 KB) with the level's model for the kind, then with that
 model less each of its parts in turn (--parts: those named; with the parts
 that need it, fade.statistics.parts.without; a measured model, never
-archived: fade.statistics.coding.measured_model), and prints for each part the time
-it costs (the model's encode time less the time without it, the best of
---rounds each, the whole model timed again beside each part's run: this
-machine's speed swings by a third from one minute to the next) and the
-bytes it saves. The rows do not add up to the whole: a part's code
-can be shared with another's (F_LAYERS' final mixer is where F_SETS' weight
-sets go), and the loop's machinery (hashing and finding the contexts'
-slots, the nodes and their state maps, the mixer's two weight sets, the
-APMs, the coder) is in every model, measured here as the time of the model
-with none of its parts (model 0's computation, fast's for text) and, for
-each file, of the whole process around it left out.
+archived: fade.statistics.coding.measured_model), and prints for each part
+the time it costs (the model's encode time less the time without it, the
+best of --rounds each, the whole model timed again beside each part's run:
+this machine's speed swings by a third from one minute to the next) and the
+bytes it saves. The rows do not add up to the whole: a part's code can be
+shared with another's (F_LAYERS' final mixer is where F_SETS' weight sets
+go), and the loop's machinery (hashing and finding the contexts' slots, the
+nodes and their state maps, the mixer's two weight sets, the APMs, the
+coder) is in every model, measured here as the time of the model with none
+of its parts (model 0's computation, fast's for text) and, for each file,
+of the whole process around it left out.
 """
 
 from __future__ import annotations
