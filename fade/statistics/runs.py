@@ -73,12 +73,16 @@ def run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, qu
 
 @nb.njit(**JIT)
 def runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts):
-    """Each run map cell that predicted learns the bit."""
+    """Each run map cell that predicted learns the bit; a run the bit broke
+    is -1 for the rest of its byte (as run_cell would find it), so that the
+    byte's next bits pass it at once."""
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
         cell = run_cell(streams[s, unsigned(S_RUN_BYTE + i)], c0, bitpos, i, parts)
         if cell >= 0:
             adapt(run_map, cell, bit, STATE_LIMIT)
+            if (cell & 1) != bit:
+                streams[s, unsigned(S_RUN_BYTE + i)] = -1
 
 
 @nb.njit(**JIT)

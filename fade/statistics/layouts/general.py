@@ -16,7 +16,7 @@ S_LINE = S_FOUND + 3  # where the current line starts (model 2)
 S_ABOVE = S_FOUND + 4  # where the line before it starts
 S_WORDLEN = S_FOUND + 5  # letters in the current word (model 2)
 S_RUN = S_FOUND + 6  # F_RUNS: each context's run entry index
-S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # and its byte | count << 8 | flag << 16 (-1: none)
+S_RUN_BYTE = S_RUN + MAX_CONTEXTS  # its byte | count << 8 | flag << 16 (-1: none, or broken)
 # F_SSE: where the last 32 bits were mispredicted (1: the coded bit had
 # less than half the probability), the newest lowest.
 S_MISSES = S_RUN_BYTE + MAX_CONTEXTS
