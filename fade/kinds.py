@@ -190,13 +190,18 @@ _LETTERS = re.compile(rb"[A-Za-z]+")
 
 def log_lines(data: bytes) -> bool:
     """Whether the bytes `data` are log lines (see above)."""
-    lines = data[:MARKUP_SAMPLE].split(b"\n", LOG_ROWS)[:-1][:LOG_ROWS]
-    if len(lines) < MIN_TABLE_ROWS:
+    symbols = np.frombuffer(data, dtype=np.uint8, count=min(len(data), MARKUP_SAMPLE))
+    ends = np.flatnonzero(symbols == 10)[:LOG_ROWS]  # the lines' ends
+    if len(ends) < MIN_TABLE_ROWS:
         return False
-    if sum(line.count(b" ") >= 3 for line in lines) < LOG_SPACED * len(lines):
+    spaces = np.diff(np.cumsum(symbols[:ends[-1] + 1] == 32)[ends], prepend=0)
+    if int((spaces >= 3).sum()) < LOG_SPACED * len(ends):
         return False
-    shapes = Counter(_LETTERS.sub(b"a", _DIGITS.sub(b"9", b" ".join(line.split(b" ", 3)[:3])))
-                     for line in lines)
+    lines = data[:ends[-1]].split(b"\n")
+    # each line's first three tokens, shaped in one pass over them all (no
+    # run of digits or letters crosses a line's end)
+    heads = b"\n".join(b" ".join(line.split(b" ", 3)[:3]) for line in lines)
+    shapes = Counter(_LETTERS.sub(b"a", _DIGITS.sub(b"9", heads)).split(b"\n"))
     shape, count = shapes.most_common(1)[0]
     return b"9" in shape and count >= LOG_SHARE * len(lines)
 
