@@ -76,11 +76,19 @@ COMPACT_METHODS = ("stored", "deflate", "bzip2", "lzma")
 DECODED_METHODS = ("stored", *DECOMPRESSORS)
 
 
+HISTOGRAM_SLICE = 1 << 18  # bytes `order0_entropy` counts at a time
+
+
 def order0_entropy(data: bytes) -> float:
     """Bits per byte of the byte histogram (0.0 for empty input)."""
     if not data:
         return 0.0
-    counts = np.bincount(np.frombuffer(data, dtype=np.uint8), minlength=256)
+    symbols = np.frombuffer(data, dtype=np.uint8)
+    # counted a slice at a time: bincount widens its input to 64-bit indices,
+    # 8 bytes of new memory for each byte at once (128 MB for 16 MB)
+    counts = np.zeros(256, dtype=np.int64)
+    for start in range(0, len(symbols), HISTOGRAM_SLICE):
+        counts += np.bincount(symbols[start:start + HISTOGRAM_SLICE], minlength=256)
     p = counts[counts > 0] / len(data)
     return float(-(p * np.log2(p)).sum())
 
