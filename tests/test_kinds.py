@@ -196,6 +196,35 @@ def test_log_lines_get_the_log_models_and_they_pay(tmp_path):
     _each_level_writes_its_model_and_it_pays(tmp_path, log[:40_000], "log")
 
 
+def test_log_lines_are_decided_on_the_first_lines_alike():
+    """kinds.log_lines on real lines mixed (the package manager's log and
+    two books' lines of three spaces or more, which begin unalike): log
+    lines where LOG_SHARE of the first LOG_ROWS lines begin alike, 31 in
+    50, and not at 29 in 50; the lines past LOG_ROWS are not read (log
+    lines first, then more lines of prose than of log in all, and the other
+    way round); a last line without its end is no line (MIN_TABLE_ROWS
+    lines at least)."""
+    log = corpus_file("dpkg.log").read_bytes().split(b"\n")[:-1]
+    prose = [line for name in ("alice29.txt", "asyoulik.txt")
+             for line in corpus_file(name).read_bytes().split(b"\n") if line.count(b" ") >= 3]
+    assert len(prose) > kinds.LOG_ROWS and kinds.LOG_SHARE == 0.6
+
+    def lines(chosen: list[bytes]) -> bytes:
+        return b"\n".join(chosen) + b"\n"
+
+    def mixed(alike: int, of: int) -> bytes:
+        logs, books = iter(log * 2), iter(prose)
+        return lines([next(logs) if k % of < alike else next(books) for k in range(1500)])
+
+    assert kinds.log_lines(mixed(31, 50)) and not kinds.log_lines(mixed(29, 50))
+    logs = (log * 5)[:kinds.LOG_ROWS]
+    assert kinds.log_lines(lines(logs + prose)) and len(prose) > len(logs)
+    assert not kinds.log_lines(lines(prose[:kinds.LOG_ROWS] + log * 5))
+    rows = kinds.MIN_TABLE_ROWS
+    assert kinds.log_lines(lines(log[:rows]))
+    assert not kinds.log_lines(lines(log[:rows - 1]) + log[rows - 1])
+
+
 def test_markup_follows_elements_attributes_and_values():
     """The markup model's state after each byte: a value is a field keyed by
     its element, parent and attribute, quoted or not, whose last place the
