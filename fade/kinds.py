@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import threading
 from collections import Counter
 from dataclasses import dataclass
 
@@ -248,20 +247,11 @@ def band_sizes(data: bytes, layout: Pixels | None) -> tuple[int, int, int] | Non
     # the band as it is in a thread of its own beside the green band (the
     # compiled loop releases the GIL): a second core takes a third of the
     # measure, and the sizes are the same as one after the other
-    beside: list[int | BaseException] = []
+    from fade.race import Background
 
-    def measure() -> None:
-        try:
-            beside.append(size("image"))
-        except BaseException as error:  # raised again in the caller's thread
-            beside.append(error)
-    thread = threading.Thread(target=measure, daemon=True, name="fade-colour-band")
-    thread.start()
+    beside = Background("colour-band", lambda check: size("image"))
     green = size("image-green")
-    thread.join()
-    plain = beside[0]
-    if isinstance(plain, BaseException):
-        raise plain
+    plain = beside.result()
     return plain, green, size("image-green-swap") if green <= GREEN_GAIN * plain else 0
 
 
