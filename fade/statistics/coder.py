@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numba as nb
 
-from fade.statistics.kernels import JIT
+from fade.statistics.kernels import INLINED, JIT
 from fade.statistics.state import (C_CODE, C_COUNT, C_DAMAGED, C_HASH, C_HIGH, C_LOW, C_NEXT,
                                    C_POS, CHECK_BITS, CHECK_LAST)
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def code_bit(coder, stream, bit, p, decoding):
     """Binary arithmetic coder (carry-less, 32-bit), p = P(1) in 16 bits:
     encode `bit` into `stream`, or decode a bit from it; returns the bit.

@@ -19,11 +19,14 @@ docs/history/statistics-0.11.md, "Speed"). The few functions that allocate
 copies a function's IR into each caller before typing): LLVM inlines the
 small functions into their callers as well after numba links them, and
 numba's copies of every kernel cost each model's compile a third of its
-time, for no speed (docs/results.md, "The first compress"). The two it
-inlines (`INLINED`) are the predictor's `predict` and `update`, into their
-one caller: called, each call passed every array of the Tables field by
-field, 16 times a byte; inlined, the default's text codes 1.1x as fast and
-compiles no slower (docs/results.md, "The hot loop").
+time, for no speed (docs/results.md, "The first compress"). What it
+inlines (`INLINED`) runs at every bit: the predictor's `predict` and
+`update`, into their one caller (called, each passed every array of the
+Tables field by field, 16 times a byte; inlined, the default's text codes
+1.1x as fast: docs/results.md, "The hot loop"), and the mixer's dot
+products and steps and the coder's bit, whose calls pushed each array's
+fields on the stack (a tenth of `fast`'s instructions: docs/results.md,
+"The next byte's slots a bit ahead").
 
 numba caches this package's compiled code in the user's cache folder
 (`~/.cache/fade` on Linux; NUMBA_CACHE_DIR where that is set), not beside
@@ -330,7 +333,7 @@ def find_slot(nodes, bits, h):
     return victim, 0
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def two_dots(inputs, weights, n, set_a, set_b):
     """The outputs of weight sets a and b on the first n inputs, stretched and clipped."""
     dot_a = np.int64(0)
@@ -361,7 +364,7 @@ def note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
 LAZY_ERROR = 512
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def learn(weights, inputs, n, weight_set, p, bit, rate, skip):
     """One weight set's step on the first n inputs, against its own output p;
     none where p missed the bit by less than `skip` (F_LAZY; 0: never).
@@ -379,7 +382,7 @@ def learn(weights, inputs, n, weight_set, p, bit, rate, skip):
     return weights.itemsize == 4 and largest >= GROWN
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def learn_two(weights, inputs, n, scratch, at, bit, rate, skip):
     """`learn` for the two weight sets scratch[at] and scratch[at + 1], their
     outputs at scratch[at + 2] and scratch[at + 3]: True where either grew."""

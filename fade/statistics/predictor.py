@@ -3,21 +3,20 @@
 Each byte is coded as eight binary decisions, most significant bit first.
 Before a byte, its contexts are hashed (fade.statistics.contexts, and each
 kind's module) and their slots found in the hash table, each slot holding a
-nibble's nodes; before each bit, `predict` reads every active context's
-node (an adaptive probability and a bit history through its state map), the
-order-1 table, the match model and the network's input, mixes them in the
-stretched domain with the weight sets the model's parts name, and refines
-the result with its APMs; after the bit, `update` makes every part learn.
-`code_byte` runs the eight bits through the coder; the loops over a file
-(`encode_range`, `decode_range`) and over the lockstep's sub-streams
-(`code_step`) call it.
+nibble's nodes; before each bit, `predict` reads every active context's node
+(an adaptive probability and a bit history through its state map), the order-1
+table, the match model and the network's input, mixes them in the stretched
+domain with the weight sets the model's parts name, and refines the result
+with its APMs; after the bit, `update` makes every part learn. `code_byte`
+runs the eight bits through the coder; the loops over a file (`encode_range`,
+`decode_range`) and over the lockstep's sub-streams (`code_step`) call it.
 
 This module is one model's code: fade.statistics.compose loads it once for
 each composition of parts a process codes with, as a module whose `PARTS`
-numba reads as a constant, so each `parts & F_...` test below is decided
-when it compiles and a part the model lacks costs it nothing. The kind
-modules' functions take the model's whole parts (`model_parts`, at run
-time), each compiled once for every composition.
+numba reads as a constant, so each `parts & F_...` test below is decided when
+it compiles and a part the model lacks costs it nothing. The kind modules'
+functions take the model's whole parts (`model_parts`, at run time), each
+compiled once for every composition.
 """
 
 from __future__ import annotations
@@ -26,8 +25,9 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.coder import code_bit, code_check, flush, start_decoder  # noqa: F401
-from fade.statistics.contexts import (byte_kind, final2_row, find_slots, general_contexts,
-                                      note_byte, note_followers, second_nibble)
+from fade.statistics.contexts import (ahead_slots, byte_kind, final2_row, find_slots,
+                                      general_contexts, match_slot, note_byte, note_followers,
+                                      second_nibble)
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, INLINED, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
     apm_learn, apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, learn_two,
@@ -439,8 +439,7 @@ def end_byte(tables, s, byte, bits, match_bits):
             streams[s, S_MATCH_LEN] = 0
     done = streams[s, S_POSITION]
     if done >= MATCH_MIN and not parts & F_DNA:  # (6 bytes of bases place nothing)
-        h = streams[s, S_HISTORY] & 0xFFFFFFFFFFFF
-        slot = context_hash(h, 99) & ((np.int64(1) << match_bits) - 1)
+        slot = match_slot(streams[s, S_HISTORY], match_bits)
         if streams[s, S_MATCH_LEN] == 0:
             candidate = match_table[slot]  # position after an earlier occurrence, + 1
             if candidate > 0:
@@ -519,6 +518,8 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             second_nibble(tables, s, bits, c0)
+        elif bitpos == 6:  # the next byte's slots, asked for before its last bit
+            ahead_slots(tables, s, bits, c0)
     byte = c0 & 255
     end_byte(tables, s, byte, bits, parameters[P_MATCH_BITS])
     code_check(coder, stream, byte, decoding)
