@@ -17,7 +17,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, context_hash, find_slot, prefetch, slot_base, unsigned
+from fade.statistics.kernels import (INLINED, JIT, context_hash, find_slot, prefetch, slot_base,
+                                     unsigned)
 from fade.statistics.parts import (BIGRAM, EXPECTED, F_DNA, F_EXPECTED, F_INDIRECT, F_ORDERS,
                                    F_SPARSE2, F_TRIGRAM, INDIRECT1, INDIRECT2, KEYED, ORDER5,
                                    ORDER8, SHARED, SKIPGRAM, SPARSE, SPARSE2, SPARSE3, TRIGRAM)
@@ -155,27 +156,57 @@ def match_slot(history, match_bits):
 
 
 @nb.njit(**JIT)
-def ahead_slots(tables, s, bits, c0):
-    """Before stream s's byte's last bit (c0 its first seven): ask for the
-    slots the next byte's general contexts will take (`order_hash`) and the
-    match model's entry (`match_slot`; F_DNA's bases place none), after either
-    value of the bit. The misses that `find_slots` waited for one after the other at
-    the byte's end then overlap the bit's coding (`fast` 1.2x as fast on
-    text: docs/results.md, "The next byte's slots a bit ahead"). Only
-    requests to the cache: a context that a kind's part hashes otherwise is
-    asked for in vain, and nothing is written."""
+def ahead_byte(tables, s, bits, byte):
+    """Ask for the slots that stream s's next byte's general contexts will
+    take (`order_hash`) and for the match model's entry (`match_slot`;
+    F_DNA's bases place none), if the byte now coded is `byte`. `find_slots`
+    waited for these misses one after the other at the byte's end; asked for
+    while the byte is coded, they overlap its bits (docs/results.md, "The
+    next byte's slots a bit ahead"). Only requests to the cache: a context
+    that a kind's part hashes otherwise is asked for in vain, and nothing is
+    written."""
     nodes, streams, parameters = tables.nodes, tables.streams, tables.parameters
-    matches = not parameters[P_PARTS] & F_DNA
-    for b in range(2):
-        byte = ((c0 << 1) | b) & 255
-        history = next_history(streams[s, S_HISTORY], byte)
-        word = next_word(streams[s, S_WORD], byte)
-        for k in range(parameters[P_COUNT]):
-            i = parameters[P_ACTIVE + k]
-            if i <= ORDERS:
-                prefetch(nodes, slot_base(order_hash(history, word, i), bits) * NODES)
-        if matches:
-            prefetch(tables.match_table, match_slot(history, parameters[P_MATCH_BITS]))
+    history = next_history(streams[s, S_HISTORY], byte)
+    word = next_word(streams[s, S_WORD], byte)
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        if i <= ORDERS:
+            prefetch(nodes, slot_base(order_hash(history, word, i), bits) * NODES)
+    if not parameters[P_PARTS] & F_DNA:
+        prefetch(tables.match_table, match_slot(history, parameters[P_MATCH_BITS]))
+
+
+@nb.njit(**INLINED)
+def slots_ahead(tables, s, bits, byte, c0, bitpos, decoding):
+    """Before stream s's bit `bitpos` of `byte` (c0 the bits before it): ask
+    for the slots to come. Decoding, before the last bit: `ahead_byte` for
+    either value of it. Encoding, before the first: `ahead_known`."""
+    if decoding:
+        if bitpos == 7:
+            for b in range(2):
+                ahead_byte(tables, s, bits, ((c0 << 1) | b) & 255)
+    elif bitpos == 0:
+        ahead_known(tables, s, bits, byte)
+
+
+@nb.njit(**JIT)
+def ahead_known(tables, s, bits, byte):
+    """Encoding `byte`: ask for the slots of its second nibble (`nibble_hash`)
+    and of the next byte (`ahead_byte`), a nibble and a byte before they are
+    read."""
+    nodes, streams, parameters = tables.nodes, tables.streams, tables.parameters
+    for k in range(parameters[P_COUNT]):
+        i = parameters[P_ACTIVE + k]
+        h = nibble_hash(streams[s, S_SLOTS + i], (byte >> 4) | 16, i)
+        prefetch(nodes, slot_base(h, bits) * NODES)
+    ahead_byte(tables, s, bits, byte)
+
+
+@nb.njit(**JIT)
+def nibble_hash(slot, c0, i):
+    """Context i's hash for a byte's second nibble: its first nibble's
+    `slot` and that nibble, c0 (with its leading 1)."""
+    return context_hash(slot * 16 + c0, i + 31)
 
 
 @nb.njit(**JIT)
@@ -203,5 +234,5 @@ def second_nibble(tables, s, bits, c0):
     parameters = tables.parameters
     for k in range(parameters[P_COUNT]):
         i = parameters[P_ACTIVE + k]
-        scratch[SCRATCH_HASHES + i] = context_hash(streams[s, S_SLOTS + i] * 16 + c0, i + 31)
+        scratch[SCRATCH_HASHES + i] = nibble_hash(streams[s, S_SLOTS + i], c0, i)
     find_slots(nodes, bits, streams, s, scratch, parameters)

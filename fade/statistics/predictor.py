@@ -25,9 +25,9 @@ import numba as nb
 import numpy as np
 
 from fade.statistics.coder import code_bit, code_check, flush, start_decoder  # noqa: F401
-from fade.statistics.contexts import (ahead_slots, byte_kind, final2_row, find_slots,
-                                      general_contexts, match_slot, note_byte, note_followers,
-                                      second_nibble)
+from fade.statistics.contexts import (
+    byte_kind, final2_row, find_slots, general_contexts, match_slot, note_byte, note_followers,
+    second_nibble, slots_ahead)
 from fade.statistics.kernels import (
     ALLOCATING, COUNTER_LIMIT, INLINED, JIT, LAZY_ERROR, RECIPROCAL, STATE_LIMIT, STRETCH, adapt,
     apm_learn, apm_prefetch, apm_read, context_hash, final_learn, final_mix, learn, learn_two,
@@ -497,6 +497,7 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
     parts = PARTS
     c0 = np.int64(1)
     for bitpos in range(8):
+        slots_ahead(tables, s, bits, byte, c0, bitpos, decoding)
         if parts & F_DNA:
             _dna_bit(tables, s, c0, bitpos)
         elif parts & F_IMAGE:
@@ -518,8 +519,6 @@ def code_byte(tables, stream, s, byte, distribution, decoding):
         c0 = (c0 << 1) | bit
         if bitpos == 3:
             second_nibble(tables, s, bits, c0)
-        elif bitpos == 6:  # the next byte's slots, asked for before its last bit
-            ahead_slots(tables, s, bits, c0)
     byte = c0 & 255
     end_byte(tables, s, byte, bits, parameters[P_MATCH_BITS])
     code_check(coder, stream, byte, decoding)
