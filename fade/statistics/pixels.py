@@ -80,22 +80,26 @@ def raw_layout(data: bytes | np.ndarray) -> Layout | None:
     size = len(data)
     if size < 4096:
         return None
-    x = np.frombuffer(bytes(data), dtype=np.uint8).astype(np.int64)
+    x = np.frombuffer(bytes(data), dtype=np.uint8)
     at = np.linspace(size // 8, size - 1, RAW_SAMPLE).astype(np.int64)
 
-    def error(back):
-        return float(np.abs(x[at] - x[at - back]).mean())
+    def back(distance):  # the sample's bytes `distance` back, widened
+        return x[at - distance].astype(np.int64)
+    here = back(0)
 
-    rows = [r for r in range(RAW_SIDE, min(3 * 65535, size // RAW_SIDE) + 1)
-            if size % r == 0 and at[0] >= 2 * r]
+    def error(distance):
+        return float(np.abs(here - back(distance)).mean())
+
+    rows = np.arange(RAW_SIDE, min(3 * 65535, size // RAW_SIDE) + 1)
+    rows = rows[(size % rows == 0) & (at[0] >= 2 * rows)].tolist()
     if not rows:
         return None
     row = min(rows, key=error)
     pixel = min((p for p in RAW_PIXELS if row % p == 0), key=error)
-    w, n, nw = x[at - pixel], x[at - row], x[at - row - pixel]
+    w, n, nw = back(pixel), back(row), back(row + pixel)
     low, high = np.minimum(w, n), np.maximum(w, n)
     median = np.where(nw >= high, low, np.where(nw <= low, high, w + n - nw))
-    both = min(float(np.abs(x[at] - median).mean()), float(np.abs(x[at] - (w + n) // 2).mean()))
+    both = min(float(np.abs(here - median).mean()), float(np.abs(here - (w + n) // 2).mean()))
     near, far = min(error(pixel), error(row)), error(row + row // 2 + 1)
     if max(error(pixel), error(row)) >= RAW_NEAR * far or both > RAW_SHARE * near:
         return None
