@@ -225,6 +225,22 @@ def test_log_lines_are_decided_on_the_first_lines_alike():
     assert not kinds.log_lines(lines(log[:rows - 1]) + log[rows - 1])
 
 
+def test_each_rows_marks_are_counted_up_to_its_end():
+    """kinds.per_row, with which the table and log screens count each row's
+    delimiters and spaces: on a real table's and a book's first lines, each
+    row's count is its line's; a row's end is its own (each row holds one
+    line break); where no byte is marked, none."""
+    for name, mark in (("umath-cos.csv", b","), ("alice29.txt", b" ")):
+        data = corpus_file(name).read_bytes()[:20_000]
+        symbols = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(symbols == 10)
+        lines = data[:ends[-1]].split(b"\n")
+        counts = kinds.per_row(symbols == mark[0], ends)
+        assert counts.tolist() == [line.count(mark) for line in lines] and counts.sum() > 0
+        assert kinds.per_row(symbols == 10, ends).tolist() == [1] * len(ends)
+        assert not kinds.per_row(symbols == 0, ends).any()
+
+
 def test_markup_follows_elements_attributes_and_values():
     """The markup model's state after each byte: a value is a field keyed by
     its element, parent and attribute, quoted or not, whose last place the
