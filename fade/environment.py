@@ -1,4 +1,4 @@
-"""Process settings that torch's native libraries read once, when they load.
+"""Process settings that torch's native libraries and numpy's OpenBLAS read once, as they load.
 
 `fade/__init__.py` imports this module before anything imports torch, and
 `apply()` puts fade's settings into the environment then. A program that
@@ -26,6 +26,15 @@ small op, slower on an idle machine. A short spin keeps both: 300
 iterations (tens of microseconds) cover the gaps between the ops of one
 step on an idle machine and give a busy core back long before a scheduler
 tick (docs/results.md has the measurements).
+
+OpenBLAS's wait. numpy's OpenBLAS starts a thread for each further core
+as numpy loads, and each spins for 2^28 cycles (about 0.1 s) waiting for
+work before it sleeps. fade calls no BLAS routine, so that spin only takes
+a core from the coding threads: where a kind's model and the general model
+that guards it code side by side on two cores, the compress took 0.90-0.94x
+the time without it (docs/results.md, "numpy's idle BLAS thread"). fade
+asks for 2^16 cycles (tens of microseconds, as libgomp's) where numpy is
+not loaded yet and the user set none.
 """
 
 from __future__ import annotations
@@ -40,6 +49,8 @@ USER_WAIT_SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 # The numeric pins (x86-64 only), each kept where the user set it.
 NUMERIC_PINS = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 X86_64 = ("x86_64", "AMD64", "amd64")
+# OpenBLAS's spin before a waiting thread sleeps: 2^16 cycles (see above).
+BLAS_WAIT = ("OPENBLAS_THREAD_TIMEOUT", "16")
 
 
 def machine() -> str:
@@ -53,10 +64,13 @@ def machine() -> str:
 
 
 def apply() -> bool:
-    """Set fade's defaults for what torch reads at load time; False (and
-    nothing set) if torch is already loaded, when they could not take effect."""
+    """Set fade's defaults for what torch and numpy's OpenBLAS read at load
+    time; False (and nothing set) if torch is already loaded, when they
+    could not take effect."""
     if "torch" in sys.modules:
         return False
+    if "numpy" not in sys.modules:
+        os.environ.setdefault(*BLAS_WAIT)
     if not any(name in os.environ for name in USER_WAIT_SETTINGS):
         os.environ["GOMP_SPINCOUNT"] = GOMP_SPIN_COUNT
     if machine() in X86_64:

@@ -183,3 +183,38 @@ print("ok")
                             timeout=120)
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout.decode().split()[-1] == "ok"
+
+
+# A fresh process that loads numpy after `first`, waits, and prints the
+# variable and the processor seconds its threads besides the main one used.
+BLAS_PROBE = """
+import os, sys, threading, time
+{first}
+import numpy
+time.sleep(0.3)
+others = [t for t in os.listdir("/proc/self/task") if int(t) != threading.get_native_id()]
+ticks = 0
+for tid in others:
+    fields = open(f"/proc/self/task/{{tid}}/stat").read().rsplit(")", 1)[1].split()
+    ticks += int(fields[11]) + int(fields[12])
+print(os.environ.get("OPENBLAS_THREAD_TIMEOUT", "unset"), ticks / os.sysconf("SC_CLK_TCK"))
+"""
+
+
+def _blas_probe(first: str, **env: str) -> tuple[str, float]:
+    base = {key: value for key, value in fade_env().items() if key != "OPENBLAS_THREAD_TIMEOUT"}
+    result = subprocess.run([sys.executable, "-c", BLAS_PROBE.format(first=first)], cwd=REPO,
+                            env={**base, **env}, capture_output=True, timeout=120, check=True)
+    setting, seconds = result.stdout.decode().split()
+    return setting, float(seconds)
+
+
+def test_numpys_blas_threads_do_not_spin_after_fade_loads():
+    """numpy's OpenBLAS threads spin 0.1 s as numpy loads, taking a core from
+    the coding threads; after `import fade` they sleep at once (a user's
+    setting wins, and numpy loaded before fade is left alone)."""
+    setting, seconds = _blas_probe("import fade")
+    assert setting == "16"
+    assert seconds < 0.03  # (its 2^28 cycles of spinning: about 0.1 s)
+    assert _blas_probe("import fade", OPENBLAS_THREAD_TIMEOUT="20")[0] == "20"
+    assert _blas_probe("import numpy, fade")[0] == "unset"
