@@ -26,7 +26,10 @@ Tables field by field, 16 times a byte; inlined, the default's text codes
 1.1x as fast: docs/results.md, "The hot loop"), and the mixer's dot
 products and steps and the coder's bit, whose calls pushed each array's
 fields on the stack (a tenth of `fast`'s instructions: docs/results.md,
-"The next byte's slots a bit ahead").
+"The next byte's slots a bit ahead"), the further weight sets' outputs,
+the final mixers and the runs' inputs and steps (fade.statistics.runs),
+which LLVM left as calls (the default's machine code 0.89x the time to
+encode, markup 0.93x: docs/results.md, "Every bit's calls inlined").
 
 numba caches this package's compiled code in the user's cache folder
 (`~/.cache/fade` on Linux; NUMBA_CACHE_DIR where that is set), not beside
@@ -346,7 +349,7 @@ def two_dots(inputs, weights, n, set_a, set_b):
     return max(min(dot_a >> 16, 2047), -2047), max(min(dot_b >> 16, 2047), -2047)
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def note_sets(scratch, at, set_a, set_b, inputs, weights, n, place):
     """Two more weight sets under the final mixer: their outputs, kept as its inputs `place`
     and `place` + 1, and their indices and probabilities at scratch[at:at + 4] for their update."""
@@ -391,7 +394,7 @@ def learn_two(weights, inputs, n, scratch, at, bit, rate, skip):
     return first or second
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def final_mix(final, scratch, at, sets):
     """A final mixer's stretched output, clipped: the weight sets' outputs
     (scratch[SCRATCH_DOTS:]) weighed by its weights at final[scratch[at]:];
@@ -405,7 +408,7 @@ def final_mix(final, scratch, at, sets):
     return mixed
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def final_learn(final, scratch, at, sets, bit, rate):
     """final_mix's mixer at `at` learns the bit, against its own output."""
     row = scratch[at]

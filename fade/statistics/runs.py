@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from fade.statistics.kernels import JIT, STATE_LIMIT, STRETCH, adapt, unsigned
+from fade.statistics.kernels import INLINED, JIT, STATE_LIMIT, STRETCH, adapt, unsigned
 from fade.statistics.parts import F_RUNKEYS
 from fade.statistics.state import P_ACTIVE, P_COUNT, SCRATCH_HASHES, S_RUN, S_RUN_BYTE
 
@@ -61,7 +61,7 @@ def run_cell(run, c0, bitpos, i, parts):
     return i * 64 + count * 2 + bit
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, quiet):
     """Each active context's run input from inputs[n] on (0 where it has none),
     shifted right by `quiet`."""
@@ -71,7 +71,7 @@ def run_inputs(inputs, n, streams, run_map, parameters, s, c0, bitpos, parts, qu
         inputs[n + k] = STRETCH[run_map[unsigned(cell)] >> 16] >> quiet if cell >= 0 else 0
 
 
-@nb.njit(**JIT)
+@nb.njit(**INLINED)
 def runs_learn(streams, run_map, parameters, s, c0, bitpos, bit, parts):
     """Each run map cell that predicted learns the bit; a run the bit broke
     is -1 for the rest of its byte (as run_cell would find it), so that the
