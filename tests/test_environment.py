@@ -1,12 +1,15 @@
-"""fade.environment: the OpenMP wait fade sets before torch loads (issue 16),
+"""fade.environment: the OpenMP wait fade sets before torch loads (issue 16)
+and OpenBLAS's before numpy loads,
 checked in fresh processes, and the load benchmark that watches it."""
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import fade
 
@@ -209,6 +212,7 @@ def _blas_probe(first: str, **env: str) -> tuple[str, float]:
     return setting, float(seconds)
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads Linux's thread times")
 def test_numpys_blas_threads_do_not_spin_after_fade_loads():
     """numpy's OpenBLAS threads spin 0.1 s as numpy loads, taking a core from
     the coding threads; after `import fade` they sleep at once (a user's
