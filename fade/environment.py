@@ -31,8 +31,8 @@ OpenBLAS's wait. numpy's OpenBLAS starts a thread for each further core
 as numpy loads, and each spins for 2^28 cycles (about 0.1 s) waiting for
 work before it sleeps. fade calls no BLAS routine, so that spin only takes
 a core from the coding threads: where a kind's model and the general model
-that guards it code side by side on two cores, the compress took 0.90-0.94x
-the time without it (docs/results.md, "numpy's idle BLAS thread"). fade
+that guards it code side by side on two cores, the compress took 0.89x
+the time with fade's setting (docs/results.md, "numpy's idle BLAS thread"). fade
 asks for 2^16 cycles (tens of microseconds, as libgomp's) where numpy is
 not loaded yet and the user set none.
 """
