@@ -45,8 +45,8 @@ def run(tree: str, args: list[str], scratch: str) -> tuple[bytes, float]:
 
 
 def write_bytecode(tree: str) -> None:
-    """The tree's modules compiled to bytecode beside them (fade 0.10.0 and
-    before: `cli` at the top; later: `fade`, with `cli` inside it)."""
+    """The tree's modules (`fade`, and `cli` at its top where it has one)
+    compiled to bytecode beside them."""
     folders = [os.path.join(tree, name) for name in ("fade", "cli")
                if os.path.isdir(os.path.join(tree, name))]
     subprocess.run([sys.executable, "-m", "compileall", "-q", *folders], check=True,
