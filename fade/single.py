@@ -483,34 +483,34 @@ def _compress_planned(settings: Settings, data: bytes, progress: Progress | None
 
 
 def _at_most_floor(data: bytes, archive: bytes | None, method: str,
-                   stored: bool = False, contest: bool = False) -> bytes:
-    """The archive to write: `archive`, unless it is missing (the
-    statistics could not code `data`) or, with method "auto", no smaller
-    than the stored data with a compact header (with `contest`: than the
-    size floor's smallest archive); then the size floor's smallest archive
-    where it is smaller, or with `stored` (a floats archive) the stored data
-    outright."""
+                   stored: bool = False, contest: bool = False, floored=None) -> bytes:
+    """The archive to write: `archive`, unless it is missing (the statistics
+    could not code `data`) or, with method "auto", no smaller than the stored
+    data with a compact header (with `contest`: than the size floor's smallest
+    archive, `floored(data)` if given); then that where it is smaller, or with
+    `stored` (a floats archive) the stored data outright."""
     if archive is not None and (method != "auto" or (
             not contest and len(archive) < len(data) + COMPACT_OVERHEAD)):
         return archive
     if stored:
         return floor.compress(data, "stored")
-    return min(filter(None, (archive, floor.compress(data))), key=len)
+    return min(filter(None, (archive, (floored or floor.compress)(data))), key=len)
 
 
 def _compress_alone(data: bytes, plan: Plan, method: str, memory_limit: int | None,
                     progress: Progress | None, contest: bool = False) -> bytes:
-    """The statistics alone (`plan.alone`, guarded by `plan.guard`): a
-    "statistics" archive, or with method "auto" the size floor where it is
-    smaller (`contest`: tried whatever the statistics give) or the
-    statistics cannot win."""
+    """The statistics alone (`plan.alone`, guarded by `plan.guard`), or with
+    method "auto" the size floor where it is smaller (`contest`: tried, beside
+    them where no guard codes and memory allows: floor.beside) or they lose."""
     if method not in ("auto", STATISTICS):
         return floor.compress(data, method)
     if method == "auto" and not floor.model_worthwhile(data, plan.screen):
         return floor.compress(data)
     report = None if progress is None else (lambda done, bits: progress(done, len(data), bits))
+    floored = floor.beside(data, contest and method == "auto" and plan.guard is None,
+                           (plan.alone,), memory_limit)
     archive = race.guarded_archive(data, plan.alone, plan.guard, memory_limit, report)
-    return _at_most_floor(data, archive, method, contest=contest)
+    return _at_most_floor(data, archive, method, contest=contest, floored=floored)
 
 
 def _compress_planes(data: bytes, source: str, segments: list, settings: Settings, plan: Plan,

@@ -100,18 +100,34 @@ def test_lzma_is_xz_in_a_smaller_container():
         fade.decompress(bytes(crafted))
 
 
-def test_bytes_that_are_not_text_get_the_floor_where_it_is_smaller():
+def test_bytes_that_are_not_text_get_the_floor_where_it_is_smaller(monkeypatch):
     """Numbers whose digits repeat at any offset favour LZ matching: there a
     level's statistics lose to the floor's lzma, and method auto writes the
-    floor's archive; on text (iso-8859 prose here) the contest is not run."""
+    floor's archive; on text (iso-8859 prose here) the contest is not run.
+    The contest runs in a thread beside the statistics where no guard codes
+    beside them and the memory limit holds the floor's coders with their
+    tables, else after them on the caller's thread: the same archive."""
+    import threading
+    from fade import single
+
+    threads = []
+    compress = floor.compress
+    monkeypatch.setattr(floor, "compress", lambda data, method=None: (
+        threads.append(threading.current_thread().name), compress(data, method))[1])
     rng = np.random.default_rng(3)
     values = rng.standard_normal(600)
     scaled = np.concatenate([values * 2.0 ** rng.integers(-20, 20, 600) for _ in range(4)])
     data = scaled.tobytes()  # 19,200 bytes: each mantissa four times, exponents apart
     packed = fade.compress(data, level="fast")
-    assert method_of(packed) == "lzma"
+    assert method_of(packed) == "lzma" and threads == ["fade-floor"]
     assert len(packed) < len(fade.compress(data, level="fast", method="statistics"))
     assert fade.decompress(packed) == data
+    plan = single.plan(len(data), data, level="fast")
+    assert plan.guard is None
+    threads.clear()
+    tight = plan.alone.memory_bytes(len(data)) + floor.memory_bytes(len(data)) - 1
+    assert fade.compress(data, level="fast", memory_limit=tight) == packed
+    assert threads == [threading.main_thread().name]
     text = corpus_file("alice29.txt").read_bytes()[:20_000]
     assert method_of(fade.compress(text, level="fast")) == "statistics"
 
