@@ -130,21 +130,20 @@ def compress(data: bytes, method: str | None = None) -> bytes:
     return best
 
 
-def beside(data: bytes, wanted: bool, held: tuple, limit: int | None
+def beside(data: bytes, wanted: bool, held: int, limit: int | None
            ) -> Callable[[bytes], bytes]:
     """`compress` for the floor's contest with the statistics (fade.single):
     where `wanted` (one thread codes the statistics), started now in a
     thread of its own, on the core they leave, if the memory `limit`
     (default DEFAULT_MEMORY_LIMIT) holds its coders (`memory_bytes`) beside
-    the tables of the statistics' configs `held`; then the function
+    the `held` bytes of the statistics' tables; then the function
     returned waits for its archive of `data`. Else `compress` itself, called
     after them. (In process, 64-128 KB of audio, images and other bytes
     took 0.95-0.99x the time; machine code, whose guard codes beside the
     statistics at first, 1.03x with the floor beside too: docs/results.md.)"""
     from fade.race import Background  # (the statistics' threads)
 
-    need = memory_bytes(len(data)) + sum(
-        config.memory_bytes(len(data)) for config in held)
+    need = memory_bytes(len(data)) + held
     if not wanted or need > (DEFAULT_MEMORY_LIMIT if limit is None else limit):
         return compress
     thread = Background("floor", lambda check: compress(data))

@@ -508,7 +508,7 @@ def _compress_alone(data: bytes, plan: Plan, method: str, memory_limit: int | No
         return floor.compress(data)
     report = None if progress is None else (lambda done, bits: progress(done, len(data), bits))
     floored = floor.beside(data, contest and method == "auto" and plan.guard is None,
-                           (plan.alone,), memory_limit)
+                           plan.alone.memory_bytes(len(data)), memory_limit)
     archive = race.guarded_archive(data, plan.alone, plan.guard, memory_limit, report)
     return _at_most_floor(data, archive, method, contest=contest, floored=floored)
 
